@@ -1,0 +1,73 @@
+import type { ApiKeyStatus } from '@apikeys/api-types';
+import { type Command, Option } from 'commander';
+import { API_KEY_STATUSES, parseId, parseInteger, parseName } from '../arguments.js';
+import { printJson } from '../output.js';
+import { resolveOrganization, withStore } from '../store-session.js';
+
+/** The creator recorded when `--created-by` is not given: this CLI, acting as a service account. */
+const CLI_SERVICE_ACCOUNT = { id: 'svcacct_apikeys_cli', type: 'service_account' } as const;
+
+interface CreateOptions {
+  name: string;
+  org?: string;
+  workspaceId?: string;
+  createdBy?: string;
+  status?: ApiKeyStatus;
+}
+
+interface SeedOptions {
+  count: number;
+  org?: string;
+  workspaces: number;
+  users: number;
+  seed: number;
+}
+
+/** `apikeys keys create|seed`: API keys, the resource the admin API manages. */
+export function registerKeys(program: Command): void {
+  const keys = program.command('keys').description('create API keys directly in the database');
+
+  keys
+    .command('create')
+    .description('create an API key; its secret is printed this once and cannot be shown again')
+    .requiredOption('--name <name>', 'key name (1 to 500 characters)', parseName)
+    .option('--org <org_id>', 'organization (default: the default organization)', parseId)
+    .option('--workspace-id <workspace_id>', 'workspace (default: the default workspace)', parseId)
+    .option('--created-by <user_id>', `ID of the user who creates it (default: ${CLI_SERVICE_ACCOUNT.id})`, parseId)
+    .addOption(new Option('--status <status>', 'initial status').choices(API_KEY_STATUSES).default('active'))
+    .action((options: CreateOptions) =>
+      withStore(async (store) => {
+        const organizationId = await resolveOrganization(store, options.org);
+        const { apiKey, secret } = await store.createApiKey({
+          organizationId,
+          name: options.name,
+          workspaceId: options.workspaceId ?? null,
+          createdBy: options.createdBy ? { id: options.createdBy, type: 'user' } : CLI_SERVICE_ACCOUNT,
+          status: options.status,
+        });
+        printJson({ ...apiKey, key: secret });
+      }),
+    );
+
+  keys
+    .command('seed')
+    .description('bulk-create keys for trying out pagination and load (their secrets are discarded)')
+    .requiredOption('--count <n>', 'number of keys to create', parseInteger(1, 10_000_000))
+    .option('--org <org_id>', 'organization (default: the default organization)', parseId)
+    .option('--workspaces <k>', 'spread keys over K workspaces plus the default one', parseInteger(0, 10_000), 3)
+    .option('--users <u>', 'spread keys over U creating users', parseInteger(1, 100_000), 5)
+    .option('--seed <int>', 'seed of the pseudo-random spread', parseInteger(0, 2 ** 32 - 1), 1)
+    .action((options: SeedOptions) =>
+      withStore(async (store) => {
+        const organizationId = await resolveOrganization(store, options.org);
+        const created = await store.seedApiKeys({
+          organizationId,
+          count: options.count,
+          workspaces: options.workspaces,
+          users: options.users,
+          seed: options.seed,
+        });
+        printJson({ created });
+      }),
+    );
+}

@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { parseName } from '../arguments.js';
+import { printJson } from '../output.js';
+import { withStore } from '../store-session.js';
+
+/** `apikeys orgs create|list`: the organizations (tenants). */
+export function registerOrgs(program: Command): void {
+  const orgs = program.command('orgs').description('manage organizations');
+
+  orgs
+    .command('create')
+    .description('create an organization')
+    .requiredOption('--name <name>', 'organization name (1 to 500 characters)', parseName)
+    .action((options: { name: string }) =>
+      withStore(async (store) => printJson(await store.createOrganization(options.name))),
+    );
+
+  orgs
+    .command('list')
+    .description('list every organization, oldest first')
+    .action(() => withStore(async (store) => printJson({ data: await store.listOrganizations() })));
+}

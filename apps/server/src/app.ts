@@ -1,0 +1,65 @@
+import type { Store } from '@apikeys/store';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Logger } from 'pino';
+import { ApiKeysService } from './domain/api-keys-service.js';
+import { requireApiVersion } from './http/api-version.js';
+import { authenticate } from './http/authenticate.js';
+import { handleErrors, notFound } from './http/errors.js';
+import { operationHandlers } from './http/operations/index.js';
+import { assignRequestId } from './http/request-id.js';
+import { requestLog } from './http/request-log.js';
+import { routesFromSpec } from './http/routes.js';
+import { rejectRepeatedQueryParameters } from './http/single-query-values.js';
+import { loadSpecFacts, type SpecFacts } from './spec.js';
+
+export interface AppDependencies {
+  store: Store;
+  logger: Logger;
+  /** The spec facts; loaded from spec/openapi.yaml when not given. */
+  spec?: SpecFacts;
+}
+
+/** Request bodies larger than this are refused with 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, API version,
+ * authentication, single-valued query parameters, JSON body parsing, spec validation of the request (and, by wrapping `res.json`, of the
+ * response), the operation handlers, and the central error handler.
+ */
+export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true });
+
+  app.use(assignRequestId);
+  app.use(requestLog(logger));
+  app.use(requireApiVersion(spec.supportedVersions));
+  app.use(authenticate(store));
+  app.use(rejectRepeatedQueryParameters);
+  // Bodies are read only where an operation can take one; a body sent with GET is ignored.
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    METHODS_WITH_BODY.has(req.method) ? parseJson(req, res, next) : next(),
+  );
+  app.use(
+    OpenApiValidator.middleware({
+      // The validator mutates the document it is given; it gets its own copy.
+      apiSpec: structuredClone(spec.document) as never,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: true,
+      validateSecurity: false,
+      // Dereferenced schemas avoid the coercion of `$ref` enum parameters as arrays
+      // (https://github.com/cdimascio/express-openapi-validator/issues/1119).
+      $refParser: { mode: 'dereference' },
+    }),
+  );
+  app.use(routesFromSpec(spec.document, operationHandlers(new ApiKeysService(store), spec)));
+  app.use(notFound);
+  app.use(handleErrors(logger));
+  return app;
+}

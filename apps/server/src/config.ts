@@ -1,0 +1,51 @@
+import { parseDatabaseUrl, type StoreLocation } from '@apikeys/store';
+import { z } from 'zod';
+import { LOG_LEVELS, type LogLevel } from './logger.js';
+
+/** The server's configuration, parsed once from the environment at start. */
+export interface Config {
+  port: number;
+  host: string;
+  database: StoreLocation;
+  logLevel: LogLevel;
+  /** How long a graceful shutdown waits for in-flight requests before closing connections. */
+  shutdownGraceMs: number;
+}
+
+/** A configuration value that cannot be used; the message tells the operator which and why. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+// An empty variable counts as unset, so `PORT=` falls back to the default instead of meaning 0.
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+const EnvSchema = z.object({
+  PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).default(8080)),
+  HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
+  DATABASE_URL: z.preprocess(unsetIfEmpty, z.string().optional()),
+  LOG_LEVEL: z.preprocess(unsetIfEmpty, z.enum(LOG_LEVELS).default('info')),
+  SHUTDOWN_GRACE_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).default(10_000)),
+});
+
+/** Parses and validates the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  let database: StoreLocation;
+  try {
+    database = parseDatabaseUrl(parsed.data.DATABASE_URL);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  }
+  return {
+    port: parsed.data.PORT,
+    host: parsed.data.HOST,
+    database,
+    logLevel: parsed.data.LOG_LEVEL,
+    shutdownGraceMs: parsed.data.SHUTDOWN_GRACE_MS,
+  };
+}

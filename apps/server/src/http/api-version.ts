@@ -1,0 +1,37 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError } from '../domain/errors.js';
+
+const VERSION_HEADER = 'vendor-version';
+// An existing third-party SDK for this API sends its version under this name.
+const VERSION_HEADER_ALIAS = 'anthropic-version';
+
+/**
+ * Requires a supported `vendor-version` (or its alias `anthropic-version`). It runs before the spec validator
+ * so the errors can name the value sent and the supported versions; the alias is copied to `vendor-version`
+ * so the validator sees the header the spec declares.
+ */
+export function requireApiVersion(supportedVersions: readonly string[]) {
+  const supported = supportedVersions.join(', ');
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    let version = req.headers[VERSION_HEADER];
+    const alias = req.headers[VERSION_HEADER_ALIAS];
+    if (version === undefined && typeof alias === 'string') {
+      version = alias;
+      req.headers[VERSION_HEADER] = alias;
+    }
+    if (version === undefined || version === '') {
+      next(new AppError('invalid_request_error', `${VERSION_HEADER}: header is required`));
+      return;
+    }
+    if (typeof version !== 'string' || !supportedVersions.includes(version)) {
+      next(
+        new AppError(
+          'invalid_request_error',
+          `${VERSION_HEADER}: unsupported version ${JSON.stringify(String(version))}; supported versions: ${supported}`,
+        ),
+      );
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,14 @@
+import type { ApiKeysService } from '../../domain/api-keys-service.js';
+import type { OperationHandlers } from '../typed-handler.js';
+import { getApiKey } from './get-api-key.js';
+import { listApiKeys } from './list-api-keys.js';
+import { updateApiKey } from './update-api-key.js';
+
+/** The handler of every operation in the spec, keyed by operationId. */
+export function operationHandlers(service: ApiKeysService, options: { defaultLimit: number }): OperationHandlers {
+  return {
+    listApiKeys: listApiKeys(service, options.defaultLimit),
+    getApiKey: getApiKey(service),
+    updateApiKey: updateApiKey(service),
+  };
+}

@@ -1,0 +1,33 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { requestIdOf } from './request-id.js';
+
+interface OpenApiMetadata {
+  openapi?: { openApiRoute?: string };
+}
+
+/**
+ * Logs one line per request when its response ends: request ID, method, route, status and duration.
+ * Only these fields are logged: never headers, query strings or bodies, so no secret can reach the log.
+ */
+export function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (req as Request & OpenApiMetadata).openapi?.openApiRoute ?? null;
+      logger.info(
+        {
+          request_id: requestIdOf(res),
+          method: req.method,
+          route,
+          status: res.statusCode,
+          duration_ms: Math.round(durationMs * 1000) / 1000,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

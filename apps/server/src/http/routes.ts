@@ -1,0 +1,42 @@
+import type { OperationId } from '@apikeys/api-types';
+import type { OpenApiDocument } from '@apikeys/spec';
+import { Router as createRouter, type Router } from 'express';
+import { type OperationHandler, type OperationHandlers, toExpressHandler } from './typed-handler.js';
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** One operation of the spec: its method, its path and its operationId. */
+export interface SpecOperation {
+  method: (typeof HTTP_METHODS)[number];
+  path: string;
+  operationId: string;
+}
+
+/** Every operation the spec declares. */
+export function specOperations(document: OpenApiDocument): SpecOperation[] {
+  const found: SpecOperation[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method] as { operationId?: string } | undefined;
+      if (operation?.operationId) {
+        found.push({ method, path, operationId: operation.operationId });
+      }
+    }
+  }
+  return found;
+}
+
+/** Routes each operation of the spec to its handler; paths and methods come from the spec, never from code. */
+export function routesFromSpec(document: OpenApiDocument, handlers: OperationHandlers): Router {
+  const router = createRouter();
+  for (const { method, path, operationId } of specOperations(document)) {
+    const handler = handlers[operationId as OperationId];
+    if (!handler) {
+      throw new Error(`spec operation ${operationId} has no handler`);
+    }
+    const expressPath = path.replace(/\{([^}]+)\}/g, ':$1');
+    // The operationId comes from the spec at run time, so the handler's exact operation type is not known here.
+    router[method](expressPath, toExpressHandler(handler as OperationHandler<OperationId>));
+  }
+  return router;
+}

@@ -1,0 +1,56 @@
+import type { OperationId, operations } from '@apikeys/api-types';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { type Caller, callerOf } from './authenticate.js';
+import { sendJson } from './send-json.js';
+
+type Operation<K extends OperationId> = operations[K];
+type ParametersOf<K extends OperationId, In extends 'query' | 'path'> = NonNullable<Operation<K>['parameters'][In]>;
+
+/** The JSON body of an operation's request, from the generated types. */
+export type RequestBodyOf<K extends OperationId> =
+  Operation<K> extends {
+    requestBody: { content: { 'application/json': infer Body } };
+  }
+    ? Body
+    : undefined;
+
+/** The JSON body of an operation's 200 response, from the generated types. */
+export type SuccessBodyOf<K extends OperationId> = Operation<K>['responses'] extends {
+  200: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
+/** What a handler receives: the caller and the request's inputs, already validated and coerced by the spec. */
+export interface OperationInput<K extends OperationId> {
+  caller: Caller;
+  query: ParametersOf<K, 'query'>;
+  path: ParametersOf<K, 'path'>;
+  body: RequestBodyOf<K>;
+}
+
+/** A handler of one operation: typed inputs in, the typed 200 body out. It never sees `req` or `res`. */
+export type OperationHandler<K extends OperationId> = (input: OperationInput<K>) => Promise<SuccessBodyOf<K>>;
+
+/** One handler for every operation in the spec: a missing one is a compile error. */
+export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
+
+/**
+ * Adapts an operation handler to Express. It runs after express-openapi-validator, so `req.query`, `req.params`
+ * and `req.body` hold values the spec accepted, with defaults applied and types coerced.
+ */
+export function toExpressHandler<K extends OperationId>(handler: OperationHandler<K>): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const result = await handler({
+        caller: callerOf(res),
+        query: req.query as ParametersOf<K, 'query'>,
+        path: req.params as ParametersOf<K, 'path'>,
+        body: req.body as RequestBodyOf<K>,
+      });
+      sendJson(res, 200, result);
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,45 @@
+import { openStore, redactUrl } from '@apikeys/store';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { listen, shutdown } from './server.js';
+
+/** Starts the server: configuration, store, migrations, app, listen, and a graceful shutdown on signals. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const store = await openStore(config.database);
+  const applied = await store.migrate();
+  const database = config.database.kind === 'sqlite' ? config.database.path : redactUrl(config.database.url);
+  logger.info({ database, migrations_applied: applied }, 'store ready');
+
+  const app = createApp({ store, logger });
+  const server = await listen(app, { port: config.port, host: config.host, logger });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ url: `http://${config.host}:${port}` }, 'listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await shutdown(server, config.shutdownGraceMs);
+    await store.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`apikeys-server: ${message}\n`);
+  if (!(error instanceof ConfigError) && error instanceof Error && error.cause) {
+    process.stderr.write(`  cause: ${String((error.cause as Error).message ?? error.cause)}\n`);
+  }
+  process.exit(1);
+});

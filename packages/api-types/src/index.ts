@@ -1,0 +1,22 @@
+import type { components, operations, paths } from './generated/openapi.js';
+
+export type { components, operations, paths };
+
+type Schemas = components['schemas'];
+
+/** An API key as the API returns it. */
+export type ApiKey = Schemas['ApiKey'];
+/** One page of API keys. */
+export type ApiKeyList = Schemas['ApiKeyList'];
+/** The status of an API key. */
+export type ApiKeyStatus = Schemas['ApiKeyStatus'];
+/** The actor that created an API key. */
+export type CreatedBy = Schemas['CreatedBy'];
+/** The body of `updateApiKey`. */
+export type UpdateApiKeyRequest = Schemas['UpdateApiKeyRequest'];
+/** The shape of every error body. */
+export type ErrorResponse = Schemas['ErrorResponse'];
+/** The kind of an error; each maps to one HTTP status. */
+export type ErrorType = Schemas['ErrorType'];
+/** Every operationId in the spec. */
+export type OperationId = keyof operations;

@@ -1,0 +1,15 @@
+export type { KyselyStore } from './kysely-store.js';
+export {
+  DatabaseUrlError,
+  DEFAULT_SQLITE_PATH,
+  openStore,
+  parseDatabaseUrl,
+  redactUrl,
+  type StoreLocation,
+} from './open-store.js';
+export { DEFAULT_ORGANIZATION } from './organizations.js';
+export { newId, randomBase62 } from './random.js';
+export { hashSecret, SECRET_PREFIX, type SecretKind } from './secrets.js';
+export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
+export { microsToRfc3339, nowMicros } from './time.js';
+export type * from './types.js';

@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import type { KyselyStore } from './kysely-store.js';
+import { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
+
+/** The SQLite file used when DATABASE_URL is not set, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = './data/api-keys.sqlite';
+
+/** Where the data lives, parsed from DATABASE_URL. */
+export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/** A DATABASE_URL that cannot be used, with a message for the operator. */
+export class DatabaseUrlError extends Error {
+  override name = 'DatabaseUrlError';
+}
+
+/**
+ * Resolves a relative path against the directory the user ran the command in. Package managers run scripts in
+ * the package's own folder but record the user's folder in INIT_CWD, so the server and the CLI started from the
+ * repository root agree on `./data/api-keys.sqlite`.
+ */
+function fromInvocationDir(path: string): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd(), path);
+}
+
+/**
+ * Parses DATABASE_URL: unset or empty means the default SQLite file; `file:<path>` a SQLite file at that path
+ * (`file::memory:` an in-memory database); `postgres://` and `postgresql://` a PostgreSQL server.
+ * Relative SQLite paths are resolved against the directory the command was run from.
+ */
+export function parseDatabaseUrl(url: string | undefined): StoreLocation {
+  if (url === undefined || url.trim() === '') {
+    return { kind: 'sqlite', path: fromInvocationDir(DEFAULT_SQLITE_PATH) };
+  }
+  if (url.startsWith('file:')) {
+    const path = url.slice('file:'.length);
+    if (path === '') {
+      throw new DatabaseUrlError('DATABASE_URL "file:" needs a path, e.g. file:./data/api-keys.sqlite');
+    }
+    return { kind: 'sqlite', path: path === SQLITE_MEMORY ? SQLITE_MEMORY : fromInvocationDir(path) };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return { kind: 'postgres', url };
+  }
+  throw new DatabaseUrlError(
+    `DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL); got "${redactUrl(url)}"`,
+  );
+}
+
+/** Opens the store at a parsed location. Does not migrate: call `migrate()` on the result. */
+export async function openStore(location: StoreLocation): Promise<KyselyStore> {
+  switch (location.kind) {
+    case 'sqlite':
+      return openSqliteStore(location.path);
+    case 'postgres':
+      throw new DatabaseUrlError('PostgreSQL is not supported yet: use a file: DATABASE_URL (SQLite) for now');
+  }
+}
+
+/** Hides a password in a URL so it can be printed. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}

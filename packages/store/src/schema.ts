@@ -1,0 +1,43 @@
+import type { ApiKeyStatus, CreatedBy } from '@apikeys/api-types';
+
+/** Timestamps are integer microseconds since the Unix epoch in every dialect: exact, portable and cheap to compare. */
+type Micros = number;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: Micros;
+}
+
+export type AdminKeyStatus = 'active' | 'disabled';
+
+export interface AdminKeysTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  secret_hash: string;
+  partial_key_hint: string;
+  status: AdminKeyStatus;
+  created_at: Micros;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  workspace_id: string | null;
+  created_at: Micros;
+  created_by_id: string;
+  created_by_type: CreatedBy['type'];
+  partial_key_hint: string | null;
+  secret_hash: string;
+  status: ApiKeyStatus;
+  updated_at: Micros;
+}
+
+/** The database as Kysely sees it. */
+export interface DatabaseSchema {
+  organizations: OrganizationsTable;
+  admin_keys: AdminKeysTable;
+  api_keys: ApiKeysTable;
+}

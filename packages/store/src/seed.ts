@@ -1,0 +1,56 @@
+import type { ApiKeyStatus } from '@apikeys/api-types';
+import { newId } from './random.js';
+import type { ApiKeysTable } from './schema.js';
+import { issueSecret } from './secrets.js';
+import { nowMicros } from './time.js';
+import type { SeedOptions } from './types.js';
+
+const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
+
+/** mulberry32: a small, fast, seedable PRNG. Only the spread of attributes depends on it, never a secret. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Yields seed rows in chunks. Keys are one millisecond apart plus a random sub-millisecond part, so every
+ * `created_at` is distinct, and the newest is about now. Each key gets a real random secret that is discarded.
+ */
+export function* seedRows(options: SeedOptions, chunkSize: number): Generator<ApiKeysTable[]> {
+  const random = seededRandom(options.seed);
+  const pick = (n: number) => Math.floor(random() * n);
+  const start = nowMicros() - options.count * 1000;
+  let chunk: ApiKeysTable[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const createdAt = start + i * 1000 + pick(1000);
+    const workspace = pick(options.workspaces + 1);
+    const issued = issueSecret('apiKey');
+    chunk.push({
+      id: newId('apikey'),
+      organization_id: options.organizationId,
+      name: `seeded key ${i + 1}`,
+      workspace_id: workspace === options.workspaces ? null : `wrkspc_seed${workspace}`,
+      created_at: createdAt,
+      created_by_id: `user_seed${pick(Math.max(options.users, 1))}`,
+      created_by_type: 'user',
+      partial_key_hint: issued.hint,
+      secret_hash: issued.hash,
+      status: STATUSES[pick(STATUSES.length)] ?? 'active',
+      updated_at: createdAt,
+    });
+    if (chunk.length === chunkSize) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) {
+    yield chunk;
+  }
+}
