@@ -25,6 +25,13 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
+/** The JSON parser reads an empty body as `{}`; a required body must be sent, so an empty one is refused. */
+function rejectEmptyBody(_req: unknown, _res: unknown, buffer: Buffer): void {
+  if (buffer.length === 0) {
+    throw Object.assign(new Error('the request body is empty'), { status: 400, type: 'entity.empty' });
+  }
+}
+
 /**
  * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, API version,
  * authentication, single-valued query parameters, JSON body parsing, spec validation of the request (and, by wrapping `res.json`, of the
@@ -35,7 +42,7 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true });
+  const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true, verify: rejectEmptyBody });
 
   app.use(assignRequestId);
   app.use(requestLog(logger));

@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   host: string;
   database: StoreLocation;
+  /** Connections in the PostgreSQL pool (ignored by SQLite). */
+  databasePoolSize: number;
   logLevel: LogLevel;
   /** How long a graceful shutdown waits for in-flight requests before closing connections. */
   shutdownGraceMs: number;
@@ -24,15 +26,29 @@ const EnvSchema = z.object({
   PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).default(8080)),
   HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(unsetIfEmpty, z.string().optional()),
+  DATABASE_POOL_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(1000).default(10)),
   LOG_LEVEL: z.preprocess(unsetIfEmpty, z.enum(LOG_LEVELS).default('info')),
   SHUTDOWN_GRACE_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).default(10_000)),
 });
+
+/** What each variable must hold, for error messages. */
+const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
+  PORT: 'an integer from 0 to 65535',
+  HOST: 'a host name or IP address',
+  DATABASE_URL: 'file:<path> or postgres://...',
+  DATABASE_POOL_SIZE: 'an integer from 1 to 1000',
+  LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')}`,
+  SHUTDOWN_GRACE_MS: 'a whole number of milliseconds',
+};
 
 /** Parses and validates the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0]) as keyof typeof EXPECTED;
+      return `${name} must be ${EXPECTED[name]} (got ${JSON.stringify(env[name])})`;
+    });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   let database: StoreLocation;
@@ -45,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: parsed.data.PORT,
     host: parsed.data.HOST,
     database,
+    databasePoolSize: parsed.data.DATABASE_POOL_SIZE,
     logLevel: parsed.data.LOG_LEVEL,
     shutdownGraceMs: parsed.data.SHUTDOWN_GRACE_MS,
   };

@@ -8,9 +8,16 @@ import { listen, shutdown } from './server.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const store = await openStore(config.database);
-  const applied = await store.migrate();
   const database = config.database.kind === 'sqlite' ? config.database.path : redactUrl(config.database.url);
+  const store = await openStore(config.database, { poolSize: config.databasePoolSize });
+  let applied: string[];
+  try {
+    applied = await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => {});
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    throw new Error(`cannot open the database ${database} (DATABASE_URL): ${(cause as Error).message ?? cause}`);
+  }
   logger.info({ database, migrations_applied: applied }, 'store ready');
 
   const app = createApp({ store, logger });
@@ -36,10 +43,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`apikeys-server: ${message}\n`);
-  if (!(error instanceof ConfigError) && error instanceof Error && error.cause) {
-    process.stderr.write(`  cause: ${String((error.cause as Error).message ?? error.cause)}\n`);
-  }
-  process.exit(1);
+  process.exit(error instanceof ConfigError ? 78 : 1);
 });

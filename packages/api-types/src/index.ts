@@ -20,3 +20,18 @@ export type ErrorResponse = Schemas['ErrorResponse'];
 export type ErrorType = Schemas['ErrorType'];
 /** Every operationId in the spec. */
 export type OperationId = keyof operations;
+
+/** An operation whose `header` parameters are optional, because a client sends them on every request itself. */
+type WithClientHeaders<Operation> = Operation extends { parameters: infer Parameters extends { header?: unknown } }
+  ? Omit<Operation, 'parameters'> & {
+      parameters: Omit<Parameters, 'header'> & { header?: Partial<NonNullable<Parameters['header']>> };
+    }
+  : Operation;
+
+/**
+ * `paths` as seen by a client that sets `vendor-version` (and `x-api-key`) on every request: the same operations,
+ * with header parameters optional. Use it with openapi-fetch's `createClient<ClientPaths>()`.
+ */
+export type ClientPaths = {
+  [Path in keyof paths]: { [Key in keyof paths[Path]]: WithClientHeaders<paths[Path][Key]> };
+};

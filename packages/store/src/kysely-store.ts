@@ -183,6 +183,10 @@ export class KyselyStore implements Store {
   }
 
   async seedApiKeys(options: SeedOptions): Promise<number> {
+    if (this.db.isTransaction) {
+      // The bulk path writes through the engine's own connection, outside this transaction.
+      throw new Error('seedApiKeys cannot run inside transaction()');
+    }
     let created = 0;
     for (const chunk of seedRows(options, SEED_CHUNK_SIZE)) {
       await this.adapter.insertApiKeyRows(chunk);

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import type { KyselyStore } from './kysely-store.js';
+import { openPostgresStore } from './postgres/open-postgres-store.js';
 import { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
+import type { StoreOptions } from './store-options.js';
 
 /** The SQLite file used when DATABASE_URL is not set, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = './data/api-keys.sqlite';
@@ -47,16 +49,19 @@ export function parseDatabaseUrl(url: string | undefined): StoreLocation {
 }
 
 /** Opens the store at a parsed location. Does not migrate: call `migrate()` on the result. */
-export async function openStore(location: StoreLocation): Promise<KyselyStore> {
+export async function openStore(location: StoreLocation, options: StoreOptions = {}): Promise<KyselyStore> {
   switch (location.kind) {
     case 'sqlite':
-      return openSqliteStore(location.path);
+      return openSqliteStore(location.path, options);
     case 'postgres':
-      throw new DatabaseUrlError('PostgreSQL is not supported yet: use a file: DATABASE_URL (SQLite) for now');
+      return openPostgresStore(location.url, options);
   }
 }
 
-/** Hides a password in a URL so it can be printed. */
+/**
+ * Hides the password of a URL so it can be printed: `postgres://app:secret@host/db` → `postgres://app:***@host/db`.
+ * The password runs to the last `@` before the path, so a password holding a raw `@` is hidden whole.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^/]*@/i, '$1:***@');
 }

@@ -36,9 +36,12 @@ export function hintFor(secret: string, kind: SecretKind): string {
   return `${secret.slice(0, prefix.length + 4)}...${secret.slice(-4)}`;
 }
 
-/** Compares two hex hashes in constant time. */
+/**
+ * Compares two hashes in constant time. Compares the text itself: hex decoding would drop invalid or odd trailing
+ * characters, so that `abc` would equal `abd`.
+ */
 export function hashesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
   return left.length === right.length && timingSafeEqual(left, right);
 }

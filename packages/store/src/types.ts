@@ -104,7 +104,10 @@ export interface Store {
   findCredential(secretHash: string): Promise<Credential>;
 
   createApiKey(input: NewApiKey): Promise<CreatedApiKey>;
-  /** Bulk-creates keys for load and pagination tests; their secrets are discarded. Returns the number created. */
+  /**
+   * Bulk-creates keys for load and pagination tests; their secrets are discarded. Returns the number created.
+   * It commits in chunks and cannot run inside `transaction()`.
+   */
   seedApiKeys(options: SeedOptions): Promise<number>;
   getApiKey(organizationId: string, id: string): Promise<ApiKey | undefined>;
   /** Returns undefined when the cursor names no key of the organization. */

@@ -29,7 +29,8 @@ interface BodyParserError {
 const LOCATIONS: Record<string, string> = {
   query: 'query parameter',
   headers: 'header',
-  path: 'path parameter',
+  // express-openapi-validator reports path parameters under /params/.
+  params: 'path parameter',
   body: 'body field',
 };
 
@@ -125,6 +126,8 @@ function fromBodyParserError(error: BodyParserError): AppError {
   switch (error.type) {
     case 'entity.too.large':
       return new AppError('request_too_large', 'request body is larger than 1 MiB');
+    case 'entity.empty':
+      return new AppError('invalid_request_error', 'body: required; send a JSON object');
     case 'entity.parse.failed':
       return new AppError('invalid_request_error', 'body: malformed JSON; send a JSON object');
     case 'charset.unsupported':

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import type { paths } from '@apikeys/api-types';
-import { type KyselyStore, openSqliteStore, SQLITE_MEMORY } from '@apikeys/store';
+import type { ClientPaths } from '@apikeys/api-types';
+import { type KyselyStore, openSqliteStore, openStore, SQLITE_MEMORY } from '@apikeys/store';
+import { createTestDatabase } from '@apikeys/store/testing';
 import createClient, { type Client } from 'openapi-fetch';
 import { createApp } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
@@ -17,11 +18,11 @@ export interface TestServer {
   /** The secret of an admin key of the default organization. */
   adminKey: string;
   /** A client typed from the generated types, sending the admin key and version on every request. */
-  client: Client<paths>;
+  client: Client<ClientPaths>;
   /** Every line the server logged, as raw JSON text. */
   logLines: string[];
   /** A typed client for another admin key (another organization, say). */
-  clientFor(adminKey: string): Client<paths>;
+  clientFor(adminKey: string): Client<ClientPaths>;
   /** A raw fetch against the server, for requests the typed client cannot express. */
   request(path: string, init?: RequestInit): Promise<{ response: Response; body: unknown; text: string }>;
   close(): Promise<void>;
@@ -37,9 +38,30 @@ function captureLog(lines: string[]) {
   });
 }
 
-/** Starts the app on port 0 over a fresh in-memory SQLite store. Pass a store to use another one. */
+/** Which store the suite runs on: the vitest `postgres` project sets TEST_STORE=postgres. */
+export const TEST_STORE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * A fresh, empty store of the suite's kind: an in-memory SQLite database, or a PostgreSQL database created for it
+ * and dropped when the store is closed.
+ */
+export async function openTestStore(): Promise<KyselyStore> {
+  if (TEST_STORE === 'sqlite') {
+    return openSqliteStore(SQLITE_MEMORY);
+  }
+  const database = await createTestDatabase();
+  const store = await openStore({ kind: 'postgres', url: database.url }, { poolSize: 4 });
+  const close = store.close.bind(store);
+  store.close = async () => {
+    await close();
+    await database.drop();
+  };
+  return store;
+}
+
+/** Starts the app on port 0 over a fresh store (see `openTestStore`). Pass a store to use another one. */
 export async function startTestServer(options: { store?: KyselyStore } = {}): Promise<TestServer> {
-  const store = options.store ?? openSqliteStore(SQLITE_MEMORY);
+  const store = options.store ?? (await openTestStore());
   await store.migrate();
   const logLines: string[] = [];
   const logger = createLogger('info', captureLog(logLines));
@@ -48,7 +70,7 @@ export async function startTestServer(options: { store?: KyselyStore } = {}): Pr
   const { secret: adminKey } = await store.createAdminKey({ organizationId: 'org_default', name: 'test admin' });
 
   const clientFor = (key: string) =>
-    createClient<paths>({ baseUrl, headers: { 'x-api-key': key, 'vendor-version': API_VERSION } });
+    createClient<ClientPaths>({ baseUrl, headers: { 'x-api-key': key, 'vendor-version': API_VERSION } });
 
   return {
     baseUrl,

@@ -49,9 +49,9 @@ export interface paths {
         put?: never;
         /**
          * Update an API key
-         * @description Renames an API key and/or changes its status. Each field of the body has three states:
-         *     omitted (unchanged), `null` (unchanged) or a value (set). An empty object changes nothing and
-         *     returns the key. The change is committed durably before the response is sent.
+         * @description Renames an API key and/or changes its status. An omitted `name` is left unchanged; `status` is left
+         *     unchanged when omitted or `null`. An empty object changes nothing and returns the key. Unknown fields
+         *     are rejected. The change is committed durably before the response is sent.
          */
         post: operations["updateApiKey"];
         delete?: never;
@@ -117,8 +117,8 @@ export interface components {
             last_id: string | null;
         };
         /**
-         * @description The fields to change. Each field is omitted (unchanged), `null` (unchanged) or a value (set).
-         *     Unknown fields are rejected.
+         * @description The fields to change: `name` is omitted (unchanged) or a new name; `status` is omitted or `null`
+         *     (unchanged) or a new status. Unknown fields are rejected.
          */
         UpdateApiKeyRequest: {
             /** @description New name, 1 to 500 characters (Unicode code points). */

@@ -1,19 +1,21 @@
 import { type Kysely, sql } from 'kysely';
+import { identifierType } from '../dialect.js';
 import { DEFAULT_ORGANIZATION } from '../organizations.js';
 
 /** Organizations, admin keys, API keys, the indexes that serve every list filter, and the default organization. */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const identifier = identifierType(db);
   await db.schema
     .createTable('organizations')
-    .addColumn('id', 'text', (col) => col.primaryKey())
+    .addColumn('id', identifier, (col) => col.primaryKey())
     .addColumn('name', 'text', (col) => col.notNull())
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
 
   await db.schema
     .createTable('admin_keys')
-    .addColumn('id', 'text', (col) => col.primaryKey())
-    .addColumn('organization_id', 'text', (col) => col.notNull().references('organizations.id'))
+    .addColumn('id', identifier, (col) => col.primaryKey())
+    .addColumn('organization_id', identifier, (col) => col.notNull().references('organizations.id'))
     .addColumn('name', 'text', (col) => col.notNull())
     .addColumn('secret_hash', 'text', (col) => col.notNull().unique())
     .addColumn('partial_key_hint', 'text', (col) => col.notNull())
@@ -24,12 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('api_keys')
-    .addColumn('id', 'text', (col) => col.primaryKey())
-    .addColumn('organization_id', 'text', (col) => col.notNull().references('organizations.id'))
+    .addColumn('id', identifier, (col) => col.primaryKey())
+    .addColumn('organization_id', identifier, (col) => col.notNull().references('organizations.id'))
     .addColumn('name', 'text', (col) => col.notNull())
-    .addColumn('workspace_id', 'text')
+    .addColumn('workspace_id', identifier)
     .addColumn('created_at', 'bigint', (col) => col.notNull())
-    .addColumn('created_by_id', 'text', (col) => col.notNull())
+    .addColumn('created_by_id', identifier, (col) => col.notNull())
     .addColumn('created_by_type', 'text', (col) => col.notNull())
     .addColumn('partial_key_hint', 'text')
     .addColumn('secret_hash', 'text', (col) => col.notNull().unique())

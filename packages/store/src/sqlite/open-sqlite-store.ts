@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { KyselyStore } from '../kysely-store.js';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
+import { queryLog, type StoreOptions } from '../store-options.js';
 
 /** The in-memory database path understood by SQLite. */
 export const SQLITE_MEMORY = ':memory:';
@@ -12,7 +13,7 @@ export const SQLITE_MEMORY = ':memory:';
  * Opens (creating if needed) a SQLite database in WAL mode. `synchronous = FULL` makes every commit durable
  * before it returns, so an acknowledged update survives a crash of the process or of the machine.
  */
-export function openSqliteStore(path: string): KyselyStore {
+export function openSqliteStore(path: string, options: StoreOptions = {}): KyselyStore {
   if (path !== SQLITE_MEMORY) {
     mkdirSync(dirname(path), { recursive: true });
   }
@@ -41,7 +42,7 @@ export function openSqliteStore(path: string): KyselyStore {
     insertMany(rows);
   };
 
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database }), ...queryLog(options.onQuery) });
   return new KyselyStore(db, {
     insertApiKeyRows: async (rows) => bulkInsert(rows),
     // Kysely's destroy() closes the better-sqlite3 handle it was given.

@@ -1,0 +1,313 @@
+import type { ApiKey } from '@apikeys/api-types';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  API_KEYS_PATH,
+  createKey,
+  createTestOrganization,
+  expectError,
+  expectInternalError,
+  VERSION_HEADER,
+} from '../support/contract-helpers.js';
+import { API_VERSION, authHeaders, startTestServer, type TestServer } from '../support/harness.js';
+import { expectMatchesSpec } from '../support/spec-validator.js';
+
+const ids = (keys: readonly ApiKey[]) => keys.map((key) => key.id);
+
+describe('listApiKeys', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** A raw GET of the list with the given query string, so invalid values can be sent. */
+  async function listRaw(query: string, headers: Record<string, string> = authHeaders(server.adminKey)) {
+    const result = await server.request(`${API_KEYS_PATH}${query === '' ? '' : `?${query}`}`, { headers });
+    expectMatchesSpec('listApiKeys', result.response, result.body);
+    return result;
+  }
+
+  describe('200 one page of API keys', () => {
+    it('returns an empty page with null first_id and last_id when the organization has no keys', async () => {
+      const org = await createTestOrganization(server);
+
+      const { data, error, response } = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expect(error).toBeUndefined();
+      expectMatchesSpec('listApiKeys', response, data);
+      expect(response.status).toBe(200);
+      expect(data).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
+    });
+
+    it('returns the 20 newest keys by default, with has_more and the ids of the first and last key', async () => {
+      const org = await createTestOrganization(server);
+      for (let i = 0; i < 25; i++) {
+        await createKey(server, org.id, { name: `key ${i}` });
+      }
+      const all = await server.store.listApiKeys({ organizationId: org.id, limit: 100 });
+
+      const { data, response } = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectMatchesSpec('listApiKeys', response, data);
+      expect(data?.data).toHaveLength(20);
+      expect(ids(data?.data ?? [])).toEqual(ids(all?.data ?? []).slice(0, 20));
+      expect(data?.has_more).toBe(true);
+      expect(data?.first_id).toBe(data?.data[0]?.id);
+      expect(data?.last_id).toBe(data?.data[19]?.id);
+    });
+
+    it('returns exactly `limit` keys, and has_more false when no key is left', async () => {
+      const org = await createTestOrganization(server);
+      for (let i = 0; i < 3; i++) {
+        await createKey(server, org.id);
+      }
+
+      const two = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER, query: { limit: 2 } } });
+      const three = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER, query: { limit: 3 } } });
+
+      expectMatchesSpec('listApiKeys', two.response, two.data);
+      expectMatchesSpec('listApiKeys', three.response, three.data);
+      expect(two.data?.data).toHaveLength(2);
+      expect(two.data?.has_more).toBe(true);
+      expect(three.data?.data).toHaveLength(3);
+      expect(three.data?.has_more).toBe(false);
+    });
+
+    it('lists keys created one after another newest first (reverse order of creation)', async () => {
+      const org = await createTestOrganization(server);
+      const created: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        created.push((await createKey(server, org.id, { name: `key ${i}` })).apiKey.id);
+      }
+
+      const { data, response } = await org.client.GET(API_KEYS_PATH, {
+        params: { header: VERSION_HEADER, query: { limit: 100 } },
+      });
+
+      expectMatchesSpec('listApiKeys', response, data);
+      const createdAt = (data?.data ?? []).map((key) => key.created_at);
+      expect(createdAt).toEqual([...createdAt].sort().reverse());
+      expect(ids(data?.data ?? [])).toEqual([...created].reverse());
+    });
+
+    it('returns each key with the documented fields and never its secret', async () => {
+      const org = await createTestOrganization(server);
+      const { apiKey, secret } = await createKey(server, org.id, {
+        name: 'Billing',
+        workspaceId: 'wrkspc_billing',
+        createdBy: { id: 'svc_robot', type: 'service_account' },
+        status: 'inactive',
+      });
+
+      const { response, body, text } = await listRaw('', authHeaders(org.adminKey));
+
+      expect(response.status).toBe(200);
+      expect(body).toEqual({ data: [apiKey], has_more: false, first_id: apiKey.id, last_id: apiKey.id });
+      expect(apiKey).toMatchObject({
+        type: 'api_key',
+        name: 'Billing',
+        workspace_id: 'wrkspc_billing',
+        created_by: { id: 'svc_robot', type: 'service_account' },
+        status: 'inactive',
+      });
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(secret.slice(-12));
+    });
+
+    it('combines the status, workspace_id and created_by_user_id filters with AND', async () => {
+      const org = await createTestOrganization(server);
+      const match = await createKey(server, org.id, {
+        status: 'archived',
+        workspaceId: 'wrkspc_a',
+        createdBy: { id: 'user_a', type: 'user' },
+      });
+      await createKey(server, org.id, {
+        status: 'active',
+        workspaceId: 'wrkspc_a',
+        createdBy: { id: 'user_a', type: 'user' },
+      });
+      await createKey(server, org.id, {
+        status: 'archived',
+        workspaceId: 'wrkspc_b',
+        createdBy: { id: 'user_a', type: 'user' },
+      });
+      await createKey(server, org.id, {
+        status: 'archived',
+        workspaceId: 'wrkspc_a',
+        createdBy: { id: 'user_b', type: 'user' },
+      });
+      await createKey(server, org.id, {
+        status: 'archived',
+        workspaceId: 'wrkspc_a',
+        createdBy: { id: 'user_a', type: 'service_account' },
+      });
+
+      const { data, response } = await org.client.GET(API_KEYS_PATH, {
+        params: {
+          header: VERSION_HEADER,
+          query: { status: 'archived', workspace_id: 'wrkspc_a', created_by_user_id: 'user_a' },
+        },
+      });
+      const byStatus = await org.client.GET(API_KEYS_PATH, {
+        params: { header: VERSION_HEADER, query: { status: 'archived' } },
+      });
+
+      expectMatchesSpec('listApiKeys', response, data);
+      expectMatchesSpec('listApiKeys', byStatus.response, byStatus.data);
+      expect(ids(data?.data ?? [])).toEqual([match.apiKey.id]);
+      expect(data?.has_more).toBe(false);
+      expect(byStatus.data?.data).toHaveLength(4);
+    });
+
+    it('lists only the keys of the organization that owns the admin key', async () => {
+      const mine = await createTestOrganization(server);
+      const theirs = await createTestOrganization(server);
+      const own = await createKey(server, mine.id);
+      await createKey(server, theirs.id);
+
+      const { data, response } = await mine.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectMatchesSpec('listApiKeys', response, data);
+      expect(ids(data?.data ?? [])).toEqual([own.apiKey.id]);
+    });
+
+    it('accepts anthropic-version as an alias of vendor-version', async () => {
+      const { response } = await listRaw('limit=1', { 'x-api-key': server.adminKey, 'anthropic-version': API_VERSION });
+
+      expect(response.status).toBe(200);
+    });
+  });
+
+  describe('400 invalid_request_error', () => {
+    it.each([
+      ['limit=0', /^limit: /],
+      ['limit=1001', /^limit: /],
+      ['limit=abc', /^limit: /],
+      ['limit=1.5', /^limit: /],
+      ['limit=', /^limit: /],
+      ['limit=1&limit=2', /^limit: /],
+      ['status=deleted', /^status: must be one of "active", "inactive", "archived"/],
+      ['workspace_id=', /^workspace_id: /],
+      ['created_by_user_id=', /^created_by_user_id: /],
+      ['after_id=', /^after_id: /],
+      ['before_id=', /^before_id: /],
+      [`after_id=${'a'.repeat(256)}`, /^after_id: /],
+      ['page=2', /^page: unknown query parameter/],
+      ['after_id=apikey_000000000000000000000000', /^after_id: no API key with ID apikey_000000000000000000000000$/],
+      ['before_id=apikey_000000000000000000000000', /^before_id: no API key with ID apikey_000000000000000000000000$/],
+    ])('rejects ?%s with a message that names the parameter', async (query, message) => {
+      const { response, body } = await listRaw(query);
+
+      expect(response.status).toBe(400);
+      expectError(body, 'invalid_request_error', message);
+    });
+
+    it('rejects before_id together with after_id', async () => {
+      const { apiKey } = await createKey(server, 'org_default');
+
+      const { data, error, response } = await server.client.GET(API_KEYS_PATH, {
+        params: { header: VERSION_HEADER, query: { before_id: apiKey.id, after_id: apiKey.id } },
+      });
+
+      expect(data).toBeUndefined();
+      expectMatchesSpec('listApiKeys', response, error);
+      expect(response.status).toBe(400);
+      expectError(error, 'invalid_request_error', /^before_id: .*after_id/);
+    });
+
+    it('rejects a cursor that names a key of another organization, as if it did not exist', async () => {
+      const other = await createTestOrganization(server);
+      const { apiKey } = await createKey(server, other.id);
+
+      const { error, response } = await server.client.GET(API_KEYS_PATH, {
+        params: { header: VERSION_HEADER, query: { after_id: apiKey.id } },
+      });
+
+      expectMatchesSpec('listApiKeys', response, error);
+      expect(response.status).toBe(400);
+      expectError(error, 'invalid_request_error', `after_id: no API key with ID ${apiKey.id}`);
+    });
+
+    it('rejects a request without a version header', async () => {
+      const { response, body } = await listRaw('', { 'x-api-key': server.adminKey });
+
+      expect(response.status).toBe(400);
+      expectError(body, 'invalid_request_error', 'vendor-version: header is required');
+    });
+
+    it('rejects an unsupported version, naming the value sent and the supported versions', async () => {
+      const { response, body } = await listRaw('', authHeaders(server.adminKey, { 'vendor-version': '2020-01-01' }));
+
+      expect(response.status).toBe(400);
+      expectError(body, 'invalid_request_error', /^vendor-version: .*"2020-01-01".*2023-06-01/);
+    });
+  });
+
+  describe('401 authentication_error', () => {
+    it('rejects a request without x-api-key', async () => {
+      const { response, body } = await listRaw('', { 'vendor-version': API_VERSION });
+
+      expect(response.status).toBe(401);
+      expectError(body, 'authentication_error', 'x-api-key header is required');
+    });
+
+    it('rejects an unknown admin key', async () => {
+      const { error, response } = await server
+        .clientFor('sk-adm-unknownunknownunknownunknownunknownunkno')
+        .GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectMatchesSpec('listApiKeys', response, error);
+      expect(response.status).toBe(401);
+      expectError(error, 'authentication_error', 'invalid x-api-key');
+    });
+
+    it('rejects a disabled admin key', async () => {
+      const org = await createTestOrganization(server);
+      await server.store.setAdminKeyStatus(org.adminKeyId, 'disabled');
+
+      const { error, response } = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectMatchesSpec('listApiKeys', response, error);
+      expect(response.status).toBe(401);
+      expectError(error, 'authentication_error', 'invalid x-api-key');
+    });
+  });
+
+  describe('403 permission_error', () => {
+    it('refuses a regular API key used as x-api-key', async () => {
+      const { secret } = await createKey(server, 'org_default');
+
+      const { error, response } = await server.clientFor(secret).GET(API_KEYS_PATH, {
+        params: { header: VERSION_HEADER },
+      });
+
+      expectMatchesSpec('listApiKeys', response, error);
+      expect(response.status).toBe(403);
+      expectError(error, 'permission_error', /admin key/);
+    });
+  });
+
+  describe('500 api_error', () => {
+    it('answers a generic error when the store fails, and logs the details', async () => {
+      vi.spyOn(server.store, 'listApiKeys').mockRejectedValueOnce(new Error('boom: list query failed'));
+
+      const { error, response } = await server.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectMatchesSpec('listApiKeys', response, error);
+      expectInternalError(server, response, error, 'boom: list query failed');
+    });
+
+    it('answers a generic error when authentication cannot reach the store', async () => {
+      vi.spyOn(server.store, 'findCredential').mockRejectedValueOnce(new Error('boom: credential lookup failed'));
+
+      const { error, response } = await server.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectMatchesSpec('listApiKeys', response, error);
+      expectInternalError(server, response, error, 'boom: credential lookup failed');
+    });
+  });
+});

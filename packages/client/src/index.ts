@@ -1,0 +1,30 @@
+export {
+  type AdminClient,
+  type AdminClientOptions,
+  type ApiKeysResource,
+  createAdminClient,
+  DEFAULT_API_VERSION,
+  DEFAULTS,
+  type RequestOptions,
+} from './client.js';
+export {
+  ApiError,
+  ApiKeysError,
+  type ApiKeysErrorType,
+  AuthenticationError,
+  type ClientErrorType,
+  ConnectionError,
+  type ErrorDetails,
+  errorClassFor,
+  InvalidRequestError,
+  NotFoundError,
+  PaginationError,
+  PermissionError,
+  RateLimitError,
+  RequestTooLargeError,
+  type ResponseErrorDetails,
+  TimeoutError,
+} from './errors.js';
+export { ApiKeyPage, type PageDirection } from './pagination.js';
+export { type FetchFunction, MAX_RETRY_AFTER_MS } from './transport.js';
+export type * from './types.js';

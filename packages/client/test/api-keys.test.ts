@@ -1,0 +1,187 @@
+import type { ApiKey } from '@apikeys/api-types';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { type AdminClient, ApiKeyPage, createAdminClient, DEFAULT_API_VERSION } from '../src/index.js';
+import { type ApiServer, createOrganization, startApiServer, type TestOrganization } from './support/api-server.js';
+import { observedFetch } from './support/observed-fetch.js';
+
+let server: ApiServer;
+let organization: TestOrganization;
+let client: AdminClient;
+let keys: ApiKey[];
+
+beforeAll(async () => {
+  server = await startApiServer();
+  organization = await createOrganization(server, 'api keys');
+  const created = [];
+  for (const [index, status] of (['active', 'inactive', 'archived', 'active'] as const).entries()) {
+    created.push(
+      await server.store.createApiKey({
+        organizationId: organization.id,
+        name: `key ${index}`,
+        workspaceId: index % 2 === 0 ? 'wrkspc_even' : null,
+        createdBy: { id: `user_${index % 2}`, type: 'user' },
+        status,
+      }),
+    );
+  }
+  keys = created.map(({ apiKey }) => apiKey).reverse();
+  client = createAdminClient({ baseUrl: server.baseUrl, apiKey: organization.adminKey });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('apiKeys.list', () => {
+  it('returns the first page, newest first, with the body fields and the page helpers', async () => {
+    const page = await client.apiKeys.list();
+
+    expect(page).toBeInstanceOf(ApiKeyPage);
+    expect(page.toJSON()).toEqual({ data: keys, has_more: false, first_id: keys[0]?.id, last_id: keys[3]?.id });
+    expect(page.hasMore).toBe(false);
+    expect(page.requestId).toMatch(/^req_[A-Za-z0-9]{24}$/);
+    expectTypeOf(page.data).toEqualTypeOf<ApiKey[]>();
+  });
+
+  it('sends limit and filters as query parameters', async () => {
+    const page = await client.apiKeys.list({ limit: 1, status: 'active' });
+
+    expect(page.data.map((key) => key.name)).toEqual(['key 3']);
+    expect(page.hasMore).toBe(true);
+    expect(page.query).toEqual({ limit: 1, status: 'active' });
+  });
+
+  it('combines filters with AND', async () => {
+    const page = await client.apiKeys.list({ status: 'active', workspace_id: 'wrkspc_even' });
+
+    expect(page.data.map((key) => key.name)).toEqual(['key 0']);
+    expect(page.hasMore).toBe(false);
+  });
+
+  it('filters by creator', async () => {
+    const page = await client.apiKeys.list({ created_by_user_id: 'user_1' });
+
+    expect(page.data.map((key) => key.name)).toEqual(['key 3', 'key 1']);
+  });
+
+  it('returns an empty page for an organization without keys', async () => {
+    const empty = await createOrganization(server, 'no keys');
+    const page = await createAdminClient({ baseUrl: server.baseUrl, apiKey: empty.adminKey }).apiKeys.list();
+
+    expect(page.toJSON()).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
+    await expect(page.nextPage()).resolves.toBeNull();
+    await expect(page.previousPage()).resolves.toBeNull();
+  });
+});
+
+describe('apiKeys.retrieve', () => {
+  it('returns the key', async () => {
+    const key = keys[1] as ApiKey;
+
+    const retrieved = await client.apiKeys.retrieve(key.id);
+
+    expect(retrieved).toEqual(key);
+    expectTypeOf(retrieved).toEqualTypeOf<ApiKey>();
+  });
+
+  it('refuses an ID that URL parsing would resolve to another path, before sending anything', async () => {
+    const { fetch, sent } = observedFetch();
+    const observed = createAdminClient({ baseUrl: server.baseUrl, apiKey: organization.adminKey, fetch });
+
+    for (const id of ['', '.', '..']) {
+      await expect(observed.apiKeys.retrieve(id)).rejects.toThrow(TypeError);
+    }
+    expect(sent).toHaveLength(0);
+  });
+});
+
+describe('apiKeys.update', () => {
+  it('renames a key and leaves its status as it was', async () => {
+    const key = keys[2] as ApiKey;
+
+    const updated = await client.apiKeys.update(key.id, { name: 'renamed' });
+
+    expect(updated).toEqual({ ...key, name: 'renamed' });
+    await expect(client.apiKeys.retrieve(key.id)).resolves.toEqual(updated);
+  });
+
+  it('changes the status, and treats a null status as unchanged', async () => {
+    const key = keys[3] as ApiKey;
+
+    const deactivated = await client.apiKeys.update(key.id, { status: 'inactive' });
+    const unchanged = await client.apiKeys.update(key.id, { status: null });
+
+    expect(deactivated.status).toBe('inactive');
+    expect(unchanged).toEqual(deactivated);
+  });
+
+  it('returns the key unchanged for an empty body', async () => {
+    const key = await client.apiKeys.retrieve(keys[0]?.id ?? '');
+
+    await expect(client.apiKeys.update(key.id, {})).resolves.toEqual(key);
+  });
+
+  it('is typed from the spec: only name and status, with the spec values', () => {
+    expectTypeOf(client.apiKeys.update).parameter(1).toEqualTypeOf<{
+      name?: string;
+      status?: 'active' | 'inactive' | 'archived' | null;
+    }>();
+    expectTypeOf(client.apiKeys.update).returns.resolves.toEqualTypeOf<ApiKey>();
+  });
+});
+
+describe('headers', () => {
+  it('sends x-api-key and vendor-version on every request, the default version being 2023-06-01', async () => {
+    const { fetch, sent } = observedFetch();
+    const observed = createAdminClient({ baseUrl: server.baseUrl, apiKey: organization.adminKey, fetch });
+    const id = keys[0]?.id ?? '';
+
+    await observed.apiKeys.list();
+    await observed.apiKeys.retrieve(id);
+    await observed.apiKeys.update(id, {});
+
+    expect(sent.map((request) => request.method)).toEqual(['GET', 'GET', 'POST']);
+    for (const request of sent) {
+      expect(request.headers.get('x-api-key')).toBe(organization.adminKey);
+      expect(request.headers.get('vendor-version')).toBe(DEFAULT_API_VERSION);
+    }
+    expect(DEFAULT_API_VERSION).toBe('2023-06-01');
+    expect(sent[2]?.headers.get('content-type')).toBe('application/json');
+  });
+
+  it('sends the version it is given', async () => {
+    const { fetch, sent } = observedFetch();
+    const observed = createAdminClient({
+      baseUrl: server.baseUrl,
+      apiKey: organization.adminKey,
+      version: '2023-06-01',
+      fetch,
+    });
+
+    await observed.apiKeys.list({ limit: 1 });
+
+    expect(sent[0]?.headers.get('vendor-version')).toBe('2023-06-01');
+  });
+
+  it('encodes the key ID in the path', async () => {
+    const { fetch, sent } = observedFetch();
+    const observed = createAdminClient({ baseUrl: server.baseUrl, apiKey: organization.adminKey, fetch });
+
+    await expect(observed.apiKeys.retrieve('a/b?c')).rejects.toMatchObject({ status: 404 });
+
+    expect(sent[0]?.url.pathname).toBe('/v1/organizations/api_keys/a%2Fb%3Fc');
+  });
+});
+
+describe('createAdminClient', () => {
+  it('refuses missing or out-of-range options', () => {
+    const base = { baseUrl: server.baseUrl, apiKey: organization.adminKey };
+
+    expect(() => createAdminClient({ ...base, apiKey: '' })).toThrow(TypeError);
+    expect(() => createAdminClient({ ...base, baseUrl: '' })).toThrow(TypeError);
+    expect(() => createAdminClient({ ...base, maxRetries: -1 })).toThrow(RangeError);
+    expect(() => createAdminClient({ ...base, maxRetries: 1.5 })).toThrow(RangeError);
+    expect(() => createAdminClient({ ...base, timeoutMs: 0 })).toThrow(RangeError);
+    expect(() => createAdminClient({ ...base, timeoutMs: 2 ** 31 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiServer, startApiServer } from './support/api-server.js';
+
+// Asynchronous on purpose: the API server the packed client talks to runs in this process.
+const run = promisify(execFile);
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const distDir = join(packageDir, 'dist');
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/** Every file under a directory, relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .sort();
+}
+
+/** The module specifiers of a compiled file's static and dynamic imports and exports. */
+function specifiers(code: string): string[] {
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((match) => match[1] ?? '');
+}
+
+describe('the built package', () => {
+  beforeAll(async () => {
+    rmSync(distDir, { recursive: true, force: true });
+    await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: packageDir });
+  }, 60_000);
+
+  it('is ESM with declarations next to every module', () => {
+    const files = filesUnder(distDir);
+
+    expect(files).toContain('index.js');
+    expect(files).toContain('index.d.ts');
+    for (const file of files.filter((name) => name.endsWith('.js'))) {
+      expect(files).toContain(file.replace(/\.js$/, '.d.ts'));
+    }
+  });
+
+  it('imports nothing Node-only at run time: no node: modules, no require, no process or Buffer', () => {
+    const modules = filesUnder(distDir).filter((name) => name.endsWith('.js'));
+    expect(modules.length).toBeGreaterThan(0);
+
+    for (const file of modules) {
+      const code = readFileSync(join(distDir, file), 'utf8');
+      expect(code, file).not.toMatch(/['"]node:/);
+      expect(code, file).not.toMatch(/\brequire\s*\(|\bprocess\.|\bBuffer\b|\b__dirname\b/);
+      for (const specifier of specifiers(code)) {
+        expect(specifier.startsWith('./') || specifier === 'openapi-fetch', `${file} imports ${specifier}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('the packed package, in plain Node', () => {
+  let server: ApiServer;
+  let consumerDir: string;
+  let manifest: {
+    exports: unknown;
+    types: string;
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  let packed: string[];
+
+  beforeAll(async () => {
+    server = await startApiServer();
+    consumerDir = mkdtempSync(join(tmpdir(), 'apikeys-client-'));
+    // `pnpm pack` builds (prepack) and writes the manifest as published: publishConfig applied, workspace: and
+    // catalog: versions resolved.
+    await run('npx', ['-y', 'pnpm@10.34.9', 'pack', '--pack-destination', consumerDir], { cwd: packageDir });
+    const tarball = readdirSync(consumerDir).find((name) => name.endsWith('.tgz')) ?? '';
+    await run('tar', ['-xzf', tarball], { cwd: consumerDir });
+    const installed = join(consumerDir, 'node_modules', '@apikeys', 'client');
+    mkdirSync(join(consumerDir, 'node_modules', '@apikeys'), { recursive: true });
+    renameSync(join(consumerDir, 'package'), installed);
+    symlinkSync(
+      realpathSync(join(packageDir, 'node_modules', 'openapi-fetch')),
+      join(consumerDir, 'node_modules', 'openapi-fetch'),
+    );
+    manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    packed = filesUnder(installed);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    if (consumerDir) {
+      rmSync(consumerDir, { recursive: true, force: true });
+    }
+  });
+
+  it('ships dist, the README and the manifest only, with the exports map pointing at dist', () => {
+    expect(packed.filter((file) => !file.startsWith('dist/'))).toEqual(['README.md', 'package.json']);
+    expect(manifest.exports).toEqual({
+      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      './package.json': './package.json',
+    });
+    expect(manifest.types).toBe('./dist/index.d.ts');
+    expect(JSON.stringify(manifest)).not.toMatch(/workspace:|catalog:/);
+    expect(manifest.dependencies['openapi-fetch']).toMatch(/^\^0\.17\./);
+  });
+
+  it('resolves through the exports map to dist/index.js and talks to the API', async () => {
+    const script = `
+      import * as client from '@apikeys/client';
+      const api = client.createAdminClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
+      const page = await api.apiKeys.list({ limit: 2 });
+      const notFound = await api.apiKeys.retrieve('apikey_missing').catch((error) => error);
+      console.log(JSON.stringify({
+        resolved: import.meta.resolve('@apikeys/client'),
+        exports: Object.keys(client).sort(),
+        page: page.toJSON(),
+        notFound: { isNotFound: notFound instanceof client.NotFoundError, status: notFound.status, type: notFound.type },
+      }));
+    `;
+
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: consumerDir,
+      env: { ...process.env, BASE_URL: server.baseUrl, API_KEY: server.adminKey, NODE_OPTIONS: '' },
+    });
+
+    const result = JSON.parse(stdout);
+    expect(result.resolved).toMatch(/\/node_modules\/@apikeys\/client\/dist\/index\.js$/);
+    expect(result.exports).toEqual(
+      expect.arrayContaining(['createAdminClient', 'ApiKeyPage', 'ApiKeysError', 'NotFoundError', 'TimeoutError']),
+    );
+    expect(result.page).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
+    expect(result.notFound).toEqual({ isNotFound: true, status: 404, type: 'not_found_error' });
+  });
+});

@@ -1,0 +1,68 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { KyselyStore } from '../kysely-store.js';
+import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
+import { queryLog, type StoreOptions } from '../store-options.js';
+
+/** Connections in the pool when the operator does not choose. */
+export const DEFAULT_POOL_SIZE = 10;
+
+const INT8_OID = 20;
+
+// Timestamps are bigint microseconds, far below 2^53, so they convert to numbers exactly. This parser is set on
+// this pool only, never globally on the pg module.
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+const API_KEY_COLUMNS = [
+  'id',
+  'organization_id',
+  'name',
+  'workspace_id',
+  'created_at',
+  'created_by_id',
+  'created_by_type',
+  'partial_key_hint',
+  'secret_hash',
+  'status',
+  'updated_at',
+] as const satisfies readonly (keyof ApiKeysTable)[];
+
+const COLUMN_TYPES: Record<(typeof API_KEY_COLUMNS)[number], string> = {
+  id: 'text',
+  organization_id: 'text',
+  name: 'text',
+  workspace_id: 'text',
+  created_at: 'int8',
+  created_by_id: 'text',
+  created_by_type: 'text',
+  partial_key_hint: 'text',
+  secret_hash: 'text',
+  status: 'text',
+  updated_at: 'int8',
+};
+
+// One statement inserts a whole chunk: each column travels as one array parameter and unnest() zips them into rows.
+const BULK_INSERT = `insert into api_keys (${API_KEY_COLUMNS.join(', ')})
+  select * from unnest(${API_KEY_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`).join(', ')})`;
+
+/** Opens a PostgreSQL store with a connection pool of `poolSize` connections. */
+export function openPostgresStore(url: string, options: StoreOptions = {}): KyselyStore {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types });
+  // An idle connection that breaks (a server restart, say) is dropped by the pool and replaced on the next query;
+  // without a listener the 'error' event would crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...queryLog(options.onQuery) });
+  return new KyselyStore(db, {
+    insertApiKeyRows: async (rows) => {
+      const columns = API_KEY_COLUMNS.map((column) => rows.map((row) => row[column]));
+      await pool.query(BULK_INSERT, columns);
+    },
+    // Kysely's destroy() ends the pool it was given.
+    close: async () => {},
+  });
+}

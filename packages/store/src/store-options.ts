@@ -1,0 +1,23 @@
+import type { KyselyConfig, LogEvent } from 'kysely';
+
+/** Options every dialect accepts. */
+export interface StoreOptions {
+  /** Called with the SQL and parameters of every query the store runs, e.g. to check query plans in tests. */
+  onQuery?: ((sql: string, parameters: readonly unknown[]) => void) | undefined;
+  /** Connections in the pool (PostgreSQL; SQLite has one connection). */
+  poolSize?: number | undefined;
+}
+
+/** The Kysely `log` option that reports each query to `onQuery`, or nothing when there is no listener. */
+export function queryLog(onQuery: StoreOptions['onQuery']): Pick<KyselyConfig, 'log'> {
+  if (!onQuery) {
+    return {};
+  }
+  return {
+    log: (event: LogEvent) => {
+      if (event.level === 'query') {
+        onQuery(event.query.sql, event.query.parameters);
+      }
+    },
+  };
+}

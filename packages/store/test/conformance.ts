@@ -1,0 +1,883 @@
+import type { ApiKey, ApiKeyStatus } from '@apikeys/api-types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KyselyStore } from '../src/kysely-store.js';
+import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
+import { hashSecret } from '../src/secrets.js';
+import type { ApiKeyFilters, ApiKeyPage, ListApiKeysQuery, PageCursor, Store } from '../src/types.js';
+
+/** A store under test, made by a factory of the dialect being tested. */
+export interface StoreUnderTest {
+  /** A store on a new, empty and not yet migrated database: the suite migrates it itself, then closes it. */
+  store: KyselyStore;
+  /** Called after the store is closed, e.g. to delete a temporary file or schema. */
+  cleanup?: () => Promise<void>;
+  /**
+   * Optional back door that sets `created_at` (microseconds since the epoch) of the given API keys. The Store API
+   * cannot create keys with equal timestamps, so the tests of ties and timestamp precision run only when given.
+   */
+  setCreatedAt?: (apiKeyIds: readonly string[], micros: number) => Promise<void>;
+}
+
+export type StoreFactory = () => Promise<StoreUnderTest>;
+
+const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
+const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const API_SECRET = /^sk-api-[A-Za-z0-9]{43}$/;
+const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{43}$/;
+const SEED_COUNT = 2000;
+const OTHER_ORG_SEED_COUNT = 300;
+const PAGE_SIZES = [1, 7, 100] as const;
+const UNKNOWN_ID = 'apikey_000000000000000000000000';
+
+/** The hint a secret must have: the prefix and 4 more characters, `...`, the last 4 characters. */
+function expectedHint(secret: string): string {
+  return `${secret.slice(0, 'sk-xxx-'.length + 4)}...${secret.slice(-4)}`;
+}
+
+/** The API's list order: created_at descending, then id descending (binary order). RFC 3339 text sorts as time. */
+function newestFirst(a: ApiKey, b: ApiKey): number {
+  if (a.created_at !== b.created_at) {
+    return a.created_at < b.created_at ? 1 : -1;
+  }
+  if (a.id === b.id) {
+    return 0;
+  }
+  return a.id < b.id ? 1 : -1;
+}
+
+/** The filters as the API defines them, evaluated in memory to compute expected results. */
+function matches(key: ApiKey, filters: ApiKeyFilters): boolean {
+  return (
+    (filters.status === undefined || key.status === filters.status) &&
+    (filters.workspaceId === undefined || key.workspace_id === filters.workspaceId) &&
+    (filters.createdByUserId === undefined ||
+      (key.created_by.type === 'user' && key.created_by.id === filters.createdByUserId))
+  );
+}
+
+function ids(keys: readonly ApiKey[]): string[] {
+  return keys.map((key) => key.id);
+}
+
+function at<T>(items: readonly T[], index: number): T {
+  const item = items.at(index);
+  if (item === undefined) {
+    throw new Error(`no item at index ${index} of ${items.length}`);
+  }
+  return item;
+}
+
+/** Lists a page that must exist (the cursor, if any, names a key of the organization). */
+async function listPage(store: Store, query: ListApiKeysQuery): Promise<ApiKeyPage> {
+  const page = await store.listApiKeys(query);
+  if (!page) {
+    throw new Error(`listApiKeys returned undefined for ${JSON.stringify(query)}`);
+  }
+  return page;
+}
+
+/** Every key of the organization matching the filters, in one page with a limit larger than any test data. */
+async function listAll(store: Store, organizationId: string, filters: ApiKeyFilters = {}): Promise<ApiKey[]> {
+  const page = await listPage(store, { organizationId, limit: 100_000, filters });
+  expect(page.hasMore).toBe(false);
+  return page.data;
+}
+
+/**
+ * Walks from the newest key with `after` cursors and returns the IDs in the order received. Checks that every page
+ * but the last is full and says hasMore, and that the last says it is the last.
+ */
+async function walkForwards(
+  store: Store,
+  organizationId: string,
+  limit: number,
+  filters: ApiKeyFilters,
+  expectedCount: number,
+): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor: PageCursor | undefined;
+  for (;;) {
+    const page = await listPage(store, { organizationId, limit, cursor, filters });
+    seen.push(...ids(page.data));
+    if (!page.hasMore) {
+      return seen;
+    }
+    expect(page.data).toHaveLength(limit);
+    if (seen.length > expectedCount) {
+      throw new Error(`walked past the ${expectedCount} expected keys`);
+    }
+    cursor = { direction: 'after', id: at(page.data, -1).id };
+  }
+}
+
+/**
+ * Walks from the oldest matching key towards the newest with `before` cursors and returns all IDs newest first,
+ * the starting key included. Same page checks as the forward walk.
+ */
+async function walkBackwards(
+  store: Store,
+  organizationId: string,
+  limit: number,
+  filters: ApiKeyFilters,
+  oldest: ApiKey,
+  expectedCount: number,
+): Promise<string[]> {
+  const pages: string[][] = [[oldest.id]];
+  let seen = 1;
+  let cursor: PageCursor = { direction: 'before', id: oldest.id };
+  for (;;) {
+    const page = await listPage(store, { organizationId, limit, cursor, filters });
+    pages.unshift(ids(page.data));
+    seen += page.data.length;
+    if (!page.hasMore) {
+      return pages.flat();
+    }
+    expect(page.data).toHaveLength(limit);
+    if (seen > expectedCount) {
+      throw new Error(`walked past the ${expectedCount} expected keys`);
+    }
+    cursor = { direction: 'before', id: at(page.data, 0).id };
+  }
+}
+
+/** Walks all matching keys in both directions and checks each is seen exactly once, in the expected order. */
+async function expectWalksInBothDirections(
+  store: Store,
+  organizationId: string,
+  limit: number,
+  filters: ApiKeyFilters,
+  expected: readonly ApiKey[],
+): Promise<void> {
+  const expectedIds = ids(expected);
+  expect(await walkForwards(store, organizationId, limit, filters, expected.length)).toEqual(expectedIds);
+  expect(await walkBackwards(store, organizationId, limit, filters, at(expected, -1), expected.length)).toEqual(
+    expectedIds,
+  );
+}
+
+/**
+ * Registers the conformance suite of the `Store` contract for one dialect. Every dialect must pass it unchanged.
+ * The factory is called once; each test makes its own organization, so tests never see each other's keys.
+ */
+export function describeStoreConformance(name: string, factory: StoreFactory): void {
+  describe(`Store conformance: ${name}`, () => {
+    let subject: StoreUnderTest;
+    let store: KyselyStore;
+    let appliedMigrations: string[];
+    let organizationCount = 0;
+
+    const newOrganization = async (label = 'test') => {
+      organizationCount += 1;
+      return (await store.createOrganization(`${label} organization ${organizationCount}`)).id;
+    };
+    const newKey = async (organizationId: string, overrides: Partial<Parameters<Store['createApiKey']>[0]> = {}) =>
+      store.createApiKey({
+        organizationId,
+        name: 'a key',
+        createdBy: { id: 'user_alice', type: 'user' },
+        ...overrides,
+      });
+
+    beforeAll(async () => {
+      subject = await factory();
+      store = subject.store;
+      appliedMigrations = await store.migrate();
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await subject?.cleanup?.();
+    });
+
+    describe('migrations', () => {
+      it('migrate() on a new database applies the initial migration', () => {
+        expect(appliedMigrations).toContain('0001-initial');
+      });
+
+      it('migrate() a second time applies nothing and keeps the data', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId);
+
+        expect(await store.migrate()).toEqual([]);
+
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
+      });
+
+      it('the default organization exists after migrate()', async () => {
+        expect(await store.getOrganization('org_default')).toEqual({
+          id: 'org_default',
+          name: DEFAULT_ORGANIZATION.name,
+        });
+        expect(await store.listOrganizations()).toContainEqual({ id: 'org_default', name: DEFAULT_ORGANIZATION.name });
+      });
+    });
+
+    describe('organizations', () => {
+      it('createOrganization returns an organization that get and list find', async () => {
+        const organization = await store.createOrganization('Acme');
+
+        expect(organization).toEqual({ id: expect.stringMatching(/^org_[A-Za-z0-9]{24}$/), name: 'Acme' });
+        expect(await store.getOrganization(organization.id)).toEqual(organization);
+        expect(await store.listOrganizations()).toContainEqual(organization);
+      });
+
+      it('getOrganization of an unknown id returns undefined', async () => {
+        expect(await store.getOrganization('org_doesnotexist')).toBeUndefined();
+      });
+    });
+
+    describe('creating and getting API keys', () => {
+      it('createApiKey returns the key with its secret once, and getApiKey returns the same key without it', async () => {
+        const organizationId = await newOrganization();
+        const before = Date.now();
+
+        const { apiKey, secret } = await store.createApiKey({
+          organizationId,
+          name: 'Production',
+          workspaceId: 'wrkspc_01',
+          createdBy: { id: 'user_bob', type: 'user' },
+        });
+
+        expect(secret).toMatch(API_SECRET);
+        expect(apiKey).toEqual({
+          id: expect.stringMatching(/^apikey_[A-Za-z0-9]{24}$/),
+          type: 'api_key',
+          name: 'Production',
+          workspace_id: 'wrkspc_01',
+          created_at: expect.stringMatching(CREATED_AT),
+          created_by: { id: 'user_bob', type: 'user' },
+          partial_key_hint: expectedHint(secret),
+          status: 'active',
+        });
+        const createdAt = Date.parse(apiKey.created_at);
+        expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
+        expect(createdAt).toBeLessThanOrEqual(Date.now() + 1000);
+        const fetched = await store.getApiKey(organizationId, apiKey.id);
+        expect(fetched).toEqual(apiKey);
+        expect(JSON.stringify(fetched)).not.toContain(secret.slice('sk-api-'.length));
+      });
+
+      it('createApiKey without a workspace stores null; a given status and service account are kept', async () => {
+        const organizationId = await newOrganization();
+
+        const { apiKey } = await store.createApiKey({
+          organizationId,
+          name: 'CI',
+          createdBy: { id: 'svcacct_ci', type: 'service_account' },
+          status: 'inactive',
+        });
+
+        expect(await store.getApiKey(organizationId, apiKey.id)).toMatchObject({
+          workspace_id: null,
+          created_by: { id: 'svcacct_ci', type: 'service_account' },
+          status: 'inactive',
+        });
+      });
+
+      it('each key gets its own id, secret and hint, and a later key is newer', async () => {
+        const organizationId = await newOrganization();
+
+        const created = [];
+        for (let i = 0; i < 50; i++) {
+          created.push(await newKey(organizationId, { name: `key ${i}` }));
+        }
+
+        expect(new Set(created.map((c) => c.apiKey.id)).size).toBe(50);
+        expect(new Set(created.map((c) => c.secret)).size).toBe(50);
+        expect(new Set(created.map((c) => c.apiKey.partial_key_hint)).size).toBe(50);
+        const listed = await listAll(store, organizationId);
+        expect(ids(listed)).toEqual(ids(created.map((c) => c.apiKey).reverse()));
+      });
+
+      it('getApiKey of an unknown id returns undefined', async () => {
+        const organizationId = await newOrganization();
+        await newKey(organizationId);
+
+        expect(await store.getApiKey(organizationId, UNKNOWN_ID)).toBeUndefined();
+      });
+    });
+
+    describe('credentials', () => {
+      it('findCredential finds an API key by the hash of its secret, with its organization', async () => {
+        const organizationId = await newOrganization();
+        const { secret } = await newKey(organizationId);
+
+        expect(await store.findCredential(hashSecret(secret))).toEqual({ kind: 'api_key', organizationId });
+      });
+
+      it('createAdminKey returns the secret once and findCredential finds the admin key by its hash', async () => {
+        const organizationId = await newOrganization();
+
+        const { adminKey, secret } = await store.createAdminKey({ organizationId, name: 'ops' });
+
+        expect(secret).toMatch(ADMIN_SECRET);
+        expect(adminKey).toEqual({
+          id: expect.stringMatching(/^adminkey_[A-Za-z0-9]{24}$/),
+          organizationId,
+          name: 'ops',
+          partialKeyHint: expectedHint(secret),
+          status: 'active',
+        });
+        expect(await store.findCredential(hashSecret(secret))).toEqual({ kind: 'admin_key', adminKey });
+      });
+
+      it('setAdminKeyStatus disables and re-enables an admin key, and findCredential reflects it', async () => {
+        const organizationId = await newOrganization();
+        const { adminKey, secret } = await store.createAdminKey({ organizationId, name: 'ops' });
+
+        const disabled = await store.setAdminKeyStatus(adminKey.id, 'disabled');
+
+        expect(disabled).toEqual({ ...adminKey, status: 'disabled' });
+        expect(await store.findCredential(hashSecret(secret))).toEqual({ kind: 'admin_key', adminKey: disabled });
+        await store.setAdminKeyStatus(adminKey.id, 'active');
+        expect(await store.findCredential(hashSecret(secret))).toEqual({ kind: 'admin_key', adminKey });
+      });
+
+      it('setAdminKeyStatus of an unknown id returns undefined', async () => {
+        expect(await store.setAdminKeyStatus('adminkey_doesnotexist', 'disabled')).toBeUndefined();
+      });
+
+      it('findCredential of an unknown hash, a near miss or an unhashed secret is unknown', async () => {
+        const organizationId = await newOrganization();
+        const { secret } = await newKey(organizationId);
+        const { secret: adminSecret } = await store.createAdminKey({ organizationId, name: 'ops' });
+        const nearMiss = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+
+        expect(await store.findCredential(hashSecret('sk-api-unknown'))).toEqual({ kind: 'unknown' });
+        expect(await store.findCredential(hashSecret(nearMiss))).toEqual({ kind: 'unknown' });
+        expect(await store.findCredential(secret)).toEqual({ kind: 'unknown' });
+        expect(await store.findCredential(adminSecret)).toEqual({ kind: 'unknown' });
+      });
+    });
+
+    describe('updating API keys', () => {
+      it('a patch with only a name changes the name and nothing else', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId, { workspaceId: 'wrkspc_01', status: 'inactive' });
+
+        const updated = await store.updateApiKey(organizationId, apiKey.id, { name: 'renamed' });
+
+        expect(updated).toEqual({ ...apiKey, name: 'renamed' });
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(updated);
+      });
+
+      it('a patch with only a status changes the status and nothing else', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId, { name: 'keep me' });
+
+        const updated = await store.updateApiKey(organizationId, apiKey.id, { status: 'archived' });
+
+        expect(updated).toEqual({ ...apiKey, status: 'archived' });
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(updated);
+      });
+
+      it('a patch with both fields changes both', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId);
+
+        const updated = await store.updateApiKey(organizationId, apiKey.id, { name: 'both', status: 'inactive' });
+
+        expect(updated).toEqual({ ...apiKey, name: 'both', status: 'inactive' });
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(updated);
+      });
+
+      it('an empty patch, or one whose fields are undefined, returns the key unchanged', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId, { name: 'same', status: 'inactive' });
+
+        expect(await store.updateApiKey(organizationId, apiKey.id, {})).toEqual(apiKey);
+        expect(await store.updateApiKey(organizationId, apiKey.id, { name: undefined, status: undefined })).toEqual(
+          apiKey,
+        );
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
+      });
+
+      it('updating an unknown id returns undefined, with a patch or an empty one', async () => {
+        const organizationId = await newOrganization();
+        await newKey(organizationId);
+
+        expect(await store.updateApiKey(organizationId, UNKNOWN_ID, { name: 'x' })).toBeUndefined();
+        expect(await store.updateApiKey(organizationId, UNKNOWN_ID, {})).toBeUndefined();
+      });
+
+      it('an update keeps the key in its place in the list order', async () => {
+        const organizationId = await newOrganization();
+        const created = [];
+        for (let i = 0; i < 3; i++) {
+          created.push((await newKey(organizationId, { name: `key ${i}` })).apiKey);
+        }
+        const listedBefore = ids(await listAll(store, organizationId));
+
+        await store.updateApiKey(organizationId, at(created, 0).id, { name: 'renamed', status: 'archived' });
+
+        expect(ids(await listAll(store, organizationId))).toEqual(listedBefore);
+      });
+    });
+
+    describe('organization isolation', () => {
+      let orgA: string;
+      let orgB: string;
+      let keyA: ApiKey;
+      let keyB: ApiKey;
+
+      beforeAll(async () => {
+        orgA = await newOrganization('A');
+        orgB = await newOrganization('B');
+        // Identical attributes, so only the organization tells them apart.
+        const shared = {
+          name: 'same',
+          workspaceId: 'wrkspc_shared',
+          createdBy: { id: 'user_shared', type: 'user' },
+        } as const;
+        keyA = (await store.createApiKey({ organizationId: orgA, ...shared })).apiKey;
+        keyB = (await store.createApiKey({ organizationId: orgB, ...shared })).apiKey;
+      });
+
+      it("getApiKey of another organization's key returns undefined", async () => {
+        expect(await store.getApiKey(orgA, keyB.id)).toBeUndefined();
+        expect(await store.getApiKey(orgB, keyB.id)).toEqual(keyB);
+      });
+
+      it("updateApiKey of another organization's key returns undefined and changes nothing", async () => {
+        expect(await store.updateApiKey(orgA, keyB.id, { name: 'stolen', status: 'archived' })).toBeUndefined();
+        expect(await store.updateApiKey(orgA, keyB.id, {})).toBeUndefined();
+
+        expect(await store.getApiKey(orgB, keyB.id)).toEqual(keyB);
+      });
+
+      it.each<[string, ApiKeyFilters]>([
+        ['no filter', {}],
+        ['status', { status: 'active' }],
+        ['workspaceId', { workspaceId: 'wrkspc_shared' }],
+        ['createdByUserId', { createdByUserId: 'user_shared' }],
+        ['all filters', { status: 'active', workspaceId: 'wrkspc_shared', createdByUserId: 'user_shared' }],
+      ])('listApiKeys with %s lists only the organization’s own key', async (_, filters) => {
+        expect(ids(await listAll(store, orgA, filters))).toEqual([keyA.id]);
+        expect(ids(await listAll(store, orgB, filters))).toEqual([keyB.id]);
+      });
+
+      it.each<PageCursor['direction']>(['after', 'before'])(
+        "listApiKeys with an '%s' cursor of another organization's key returns undefined",
+        async (direction) => {
+          for (const filters of [{}, { status: 'active' as const }, { workspaceId: 'wrkspc_shared' }]) {
+            expect(
+              await store.listApiKeys({ organizationId: orgA, limit: 10, cursor: { direction, id: keyB.id }, filters }),
+            ).toBeUndefined();
+          }
+          expect(
+            await store.listApiKeys({ organizationId: orgA, limit: 10, cursor: { direction, id: keyA.id } }),
+          ).toEqual({ data: [], hasMore: false });
+        },
+      );
+    });
+
+    describe('transactions', () => {
+      it('commits everything done through the given store and returns the result of the work', async () => {
+        const organizationId = await newOrganization();
+
+        const result = await store.transaction(async (trx) => {
+          const created = await trx.createApiKey({
+            organizationId,
+            name: 'in a transaction',
+            createdBy: { id: 'user_alice', type: 'user' },
+          });
+          expect(await trx.getApiKey(organizationId, created.apiKey.id)).toEqual(created.apiKey);
+          return created.apiKey;
+        });
+
+        expect(await store.getApiKey(organizationId, result.id)).toEqual(result);
+      });
+
+      it('rolls back everything done through the given store when the work throws, and rethrows', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: existing } = await newKey(organizationId, { name: 'before' });
+        const failure = new Error('abort the transaction');
+        const made: { organizationId?: string; apiKeyId?: string; adminSecret?: string; apiSecret?: string } = {};
+
+        const outcome = store.transaction(async (trx) => {
+          made.organizationId = (await trx.createOrganization('rolled back')).id;
+          const created = await trx.createApiKey({
+            organizationId,
+            name: 'rolled back',
+            createdBy: { id: 'user_alice', type: 'user' },
+          });
+          made.apiKeyId = created.apiKey.id;
+          made.apiSecret = created.secret;
+          made.adminSecret = (await trx.createAdminKey({ organizationId, name: 'rolled back' })).secret;
+          await trx.updateApiKey(organizationId, existing.id, { name: 'after', status: 'archived' });
+          throw failure;
+        });
+
+        await expect(outcome).rejects.toBe(failure);
+        expect(made.organizationId && (await store.getOrganization(made.organizationId))).toBeUndefined();
+        expect(made.apiKeyId && (await store.getApiKey(organizationId, made.apiKeyId))).toBeUndefined();
+        expect(await store.findCredential(hashSecret(made.apiSecret ?? ''))).toEqual({ kind: 'unknown' });
+        expect(await store.findCredential(hashSecret(made.adminSecret ?? ''))).toEqual({ kind: 'unknown' });
+        expect(await store.getApiKey(organizationId, existing.id)).toEqual(existing);
+        expect(ids(await listAll(store, organizationId))).toEqual([existing.id]);
+      });
+    });
+
+    describe('listing: boundaries', () => {
+      it('an organization without keys lists an empty last page, with or without filters', async () => {
+        const organizationId = await newOrganization();
+
+        expect(await store.listApiKeys({ organizationId, limit: 10 })).toEqual({ data: [], hasMore: false });
+        expect(await store.listApiKeys({ organizationId, limit: 1, filters: { status: 'active' } })).toEqual({
+          data: [],
+          hasMore: false,
+        });
+      });
+
+      it('a cursor naming no key of the organization returns undefined in both directions', async () => {
+        const organizationId = await newOrganization();
+        await newKey(organizationId);
+
+        for (const direction of ['after', 'before'] as const) {
+          expect(
+            await store.listApiKeys({ organizationId, limit: 10, cursor: { direction, id: UNKNOWN_ID } }),
+          ).toBeUndefined();
+          expect(
+            await store.listApiKeys({
+              organizationId,
+              limit: 10,
+              cursor: { direction, id: UNKNOWN_ID },
+              filters: { status: 'active' },
+            }),
+          ).toBeUndefined();
+        }
+      });
+    });
+
+    describe('listing: seeded keys', () => {
+      let orgA: string;
+      let orgB: string;
+      /** Every key of organization A, newest first, from one large page. */
+      let all: ApiKey[];
+      let otherIds: string[];
+      let workspaces: string[];
+      let users: string[];
+
+      beforeAll(async () => {
+        orgA = await newOrganization('seeded A');
+        orgB = await newOrganization('seeded B');
+        expect(
+          await store.seedApiKeys({ organizationId: orgA, count: SEED_COUNT, workspaces: 3, users: 4, seed: 7 }),
+        ).toBe(SEED_COUNT);
+        // The other organization gets keys with the same workspaces, users and statuses, so filters alone never
+        // tell the organizations apart.
+        await store.seedApiKeys({
+          organizationId: orgB,
+          count: OTHER_ORG_SEED_COUNT,
+          workspaces: 3,
+          users: 4,
+          seed: 8,
+        });
+        const seeded = await listAll(store, orgA);
+        workspaces = [...new Set(seeded.map((key) => key.workspace_id))].filter((id) => id !== null).sort();
+        users = [...new Set(seeded.map((key) => key.created_by.id))].sort();
+        // A service account whose id equals a user's: createdByUserId must not match it.
+        await store.createApiKey({
+          organizationId: orgA,
+          name: 'service account named like a user',
+          workspaceId: at(workspaces, 0),
+          createdBy: { id: at(users, 0), type: 'service_account' },
+          status: 'inactive',
+        });
+        await store.createApiKey({
+          organizationId: orgA,
+          name: 'no workspace',
+          createdBy: { id: at(users, 1), type: 'user' },
+        });
+        all = await listAll(store, orgA);
+        otherIds = ids(await listAll(store, orgB));
+      });
+
+      it('seedApiKeys spreads keys over every status, K workspaces plus none, U users and distinct times', async () => {
+        const seeded = all.filter((key) => key.name.startsWith('seeded'));
+
+        expect(seeded).toHaveLength(SEED_COUNT);
+        expect(new Set(seeded.map((key) => key.status))).toEqual(new Set(STATUSES));
+        expect(new Set(seeded.map((key) => key.workspace_id)).size).toBe(3 + 1);
+        expect(seeded.some((key) => key.workspace_id === null)).toBe(true);
+        expect(new Set(seeded.map((key) => key.created_by.id)).size).toBe(4);
+        expect(seeded.every((key) => key.created_by.type === 'user')).toBe(true);
+        expect(new Set(seeded.map((key) => key.created_at)).size).toBe(SEED_COUNT);
+        expect(seeded.every((key) => CREATED_AT.test(key.created_at))).toBe(true);
+        expect(otherIds).toHaveLength(OTHER_ORG_SEED_COUNT);
+      });
+
+      it('lists every key of the organization exactly once, newest first, and none of another organization', () => {
+        expect(all).toHaveLength(SEED_COUNT + 2);
+        expect(new Set(ids(all)).size).toBe(all.length);
+        expect([...all].sort(newestFirst)).toEqual(all);
+        const otherSet = new Set(otherIds);
+        expect(all.filter((key) => otherSet.has(key.id))).toEqual([]);
+      });
+
+      const filterCases: [string, () => ApiKeyFilters][] = [
+        ['no filter', () => ({})],
+        ['status', () => ({ status: 'inactive' })],
+        ['workspaceId', () => ({ workspaceId: at(workspaces, 0) })],
+        ['createdByUserId', () => ({ createdByUserId: at(users, 0) })],
+        ['status + workspaceId', () => ({ status: 'active', workspaceId: at(workspaces, 1) })],
+        ['status + createdByUserId', () => ({ status: 'archived', createdByUserId: at(users, 1) })],
+        ['workspaceId + createdByUserId', () => ({ workspaceId: at(workspaces, 0), createdByUserId: at(users, 0) })],
+        [
+          'all three filters',
+          () => ({ status: 'inactive', workspaceId: at(workspaces, 0), createdByUserId: at(users, 0) }),
+        ],
+      ];
+
+      describe.each(filterCases)('with %s', (_, filtersOf) => {
+        it('a single large page returns exactly the matching keys in order', async () => {
+          const filters = filtersOf();
+          const expected = all.filter((key) => matches(key, filters));
+
+          const listed = await listAll(store, orgA, filters);
+
+          expect(expected.length).toBeGreaterThan(0);
+          expect(ids(listed)).toEqual(ids(expected));
+        });
+
+        it.each(PAGE_SIZES)(
+          'walks with page size %i visit every matching key once, in order, both ways',
+          async (limit) => {
+            const filters = filtersOf();
+            const expected = all.filter((key) => matches(key, filters));
+
+            await expectWalksInBothDirections(store, orgA, limit, filters, expected);
+          },
+        );
+      });
+
+      it('the createdByUserId filter does not match a service account with the same id', async () => {
+        const listed = await listAll(store, orgA, { createdByUserId: at(users, 0) });
+
+        expect(listed.length).toBeGreaterThan(0);
+        expect(listed.every((key) => key.created_by.type === 'user')).toBe(true);
+        expect(all.some((key) => key.created_by.type === 'service_account')).toBe(true);
+      });
+
+      it('a filter nobody matches returns an empty last page', async () => {
+        expect(
+          await store.listApiKeys({ organizationId: orgA, limit: 10, filters: { workspaceId: 'wrkspc_none' } }),
+        ).toEqual({ data: [], hasMore: false });
+      });
+
+      it('limit 1 returns the newest key and says there are more', async () => {
+        expect(await store.listApiKeys({ organizationId: orgA, limit: 1 })).toEqual({
+          data: [at(all, 0)],
+          hasMore: true,
+        });
+      });
+
+      it('limit 1000 returns the newest 1000 keys, and the page after them continues the order', async () => {
+        const first = await listPage(store, { organizationId: orgA, limit: 1000 });
+        const second = await listPage(store, {
+          organizationId: orgA,
+          limit: 1000,
+          cursor: { direction: 'after', id: at(first.data, -1).id },
+        });
+        const third = await listPage(store, {
+          organizationId: orgA,
+          limit: 1000,
+          cursor: { direction: 'after', id: at(second.data, -1).id },
+        });
+
+        expect(first).toEqual({ data: all.slice(0, 1000), hasMore: true });
+        expect(second).toEqual({ data: all.slice(1000, 2000), hasMore: true });
+        expect(third).toEqual({ data: all.slice(2000), hasMore: false });
+      });
+
+      it('a limit equal to the number of matching keys says no more; one less says more', async () => {
+        const filters = { status: 'archived', createdByUserId: at(users, 2) } as const;
+        const expected = all.filter((key) => matches(key, filters));
+
+        expect(await store.listApiKeys({ organizationId: orgA, limit: expected.length, filters })).toEqual({
+          data: expected,
+          hasMore: false,
+        });
+        expect(await store.listApiKeys({ organizationId: orgA, limit: expected.length - 1, filters })).toEqual({
+          data: expected.slice(0, -1),
+          hasMore: true,
+        });
+      });
+
+      it('after the oldest key and before the newest key are empty last pages', async () => {
+        const oldest = at(all, -1).id;
+        const newest = at(all, 0).id;
+
+        expect(
+          await store.listApiKeys({ organizationId: orgA, limit: 5, cursor: { direction: 'after', id: oldest } }),
+        ).toEqual({ data: [], hasMore: false });
+        expect(
+          await store.listApiKeys({ organizationId: orgA, limit: 5, cursor: { direction: 'before', id: newest } }),
+        ).toEqual({ data: [], hasMore: false });
+      });
+
+      it('hasMore is exact at the ends: the last full page in each direction says no more', async () => {
+        const n = all.length;
+        const limit = 10;
+
+        const lastAfter = await listPage(store, {
+          organizationId: orgA,
+          limit,
+          cursor: { direction: 'after', id: at(all, n - 1 - limit).id },
+        });
+        const almostLastAfter = await listPage(store, {
+          organizationId: orgA,
+          limit,
+          cursor: { direction: 'after', id: at(all, n - 2 - limit).id },
+        });
+        const lastBefore = await listPage(store, {
+          organizationId: orgA,
+          limit,
+          cursor: { direction: 'before', id: at(all, limit).id },
+        });
+        const almostLastBefore = await listPage(store, {
+          organizationId: orgA,
+          limit,
+          cursor: { direction: 'before', id: at(all, limit + 1).id },
+        });
+        const shortBefore = await listPage(store, {
+          organizationId: orgA,
+          limit,
+          cursor: { direction: 'before', id: at(all, 3).id },
+        });
+
+        expect(lastAfter).toEqual({ data: all.slice(n - limit), hasMore: false });
+        expect(almostLastAfter).toEqual({ data: all.slice(n - 1 - limit, n - 1), hasMore: true });
+        expect(lastBefore).toEqual({ data: all.slice(0, limit), hasMore: false });
+        expect(almostLastBefore).toEqual({ data: all.slice(1, limit + 1), hasMore: true });
+        expect(shortBefore).toEqual({ data: all.slice(0, 3), hasMore: false });
+      });
+
+      it("a cursor key that does not match the filters positions the page by the key's created_at and id", async () => {
+        const filters = { status: 'active' } as const;
+        const index = all.findIndex((key, i) => i > 500 && i < all.length - 500 && key.status !== 'active');
+        const cursorKey = at(all, index);
+        const limit = 25;
+
+        const after = await store.listApiKeys({
+          organizationId: orgA,
+          limit,
+          cursor: { direction: 'after', id: cursorKey.id },
+          filters,
+        });
+        const before = await store.listApiKeys({
+          organizationId: orgA,
+          limit,
+          cursor: { direction: 'before', id: cursorKey.id },
+          filters,
+        });
+
+        expect(after).toEqual({
+          data: all
+            .slice(index + 1)
+            .filter((key) => matches(key, filters))
+            .slice(0, limit),
+          hasMore: true,
+        });
+        expect(before).toEqual({
+          data: all
+            .slice(0, index)
+            .filter((key) => matches(key, filters))
+            .slice(-limit),
+          hasMore: true,
+        });
+      });
+
+      it.each<PageCursor['direction']>(['after', 'before'])(
+        "an '%s' cursor naming a key of another organization returns undefined, with or without filters",
+        async (direction) => {
+          const foreign = at(otherIds, 100);
+          for (const [, filtersOf] of filterCases) {
+            expect(
+              await store.listApiKeys({
+                organizationId: orgA,
+                limit: 10,
+                cursor: { direction, id: foreign },
+                filters: filtersOf(),
+              }),
+            ).toBeUndefined();
+          }
+          expect(
+            await store.listApiKeys({ organizationId: orgA, limit: 10, cursor: { direction, id: at(all, 100).id } }),
+          ).toBeDefined();
+        },
+      );
+    });
+
+    describe('listing: equal created_at and microsecond precision (needs setCreatedAt)', () => {
+      // 2024-10-30T23:58:27.427722Z and one microsecond earlier.
+      const T1 = 1_730_332_707_427_722;
+      const T2 = T1 - 1;
+      let organizationId: string;
+      let all: ApiKey[];
+      let tied: string[];
+
+      beforeAll(async () => {
+        if (!subject.setCreatedAt) {
+          return;
+        }
+        organizationId = await newOrganization('ties');
+        const created: ApiKey[] = [];
+        for (let i = 0; i < 14; i++) {
+          created.push((await newKey(organizationId, { status: i % 2 === 0 ? 'active' : 'inactive' })).apiKey);
+        }
+        tied = ids(created.slice(0, 6));
+        await subject.setCreatedAt(tied, T1);
+        await subject.setCreatedAt(ids(created.slice(6, 11)), T2);
+        all = await listAll(store, organizationId);
+      });
+
+      it('keeps microseconds exactly and orders equal created_at by id descending', ({ skip }) => {
+        if (!subject.setCreatedAt) {
+          return skip();
+        }
+        const tiedKeys = all.filter((key) => tied.includes(key.id));
+        expect(tiedKeys.map((key) => key.created_at)).toEqual(Array(6).fill('2024-10-30T23:58:27.427722Z'));
+        expect(all.filter((key) => key.created_at === '2024-10-30T23:58:27.427721Z')).toHaveLength(5);
+        expect(ids(tiedKeys)).toEqual([...tied].sort().reverse());
+        expect([...all].sort(newestFirst)).toEqual(all);
+        // The three keys left at their creation time are newer than both tied groups.
+        expect(all.slice(0, 3).every((key) => key.created_at > '2024-10-30T23:58:27.427722Z')).toBe(true);
+      });
+
+      it.for([1, 2, 4, 5])(
+        'walks with page size %i through equal created_at in both directions',
+        async (limit, { skip }) => {
+          if (!subject.setCreatedAt) {
+            return skip();
+          }
+          await expectWalksInBothDirections(store, organizationId, limit, {}, all);
+          const active = all.filter((key) => key.status === 'active');
+          await expectWalksInBothDirections(store, organizationId, limit, { status: 'active' }, active);
+        },
+      );
+
+      it('a cursor inside a group of equal created_at returns the keys on its side of it', async ({ skip }) => {
+        if (!subject.setCreatedAt) {
+          return skip();
+        }
+        // Three newer keys, then the tied group of six in id order: its third key sits at index 5.
+        const cursorId = at([...tied].sort().reverse(), 2);
+        expect(all.findIndex((key) => key.id === cursorId)).toBe(5);
+
+        expect(
+          await store.listApiKeys({ organizationId, limit: 2, cursor: { direction: 'after', id: cursorId } }),
+        ).toEqual({
+          data: all.slice(6, 8),
+          hasMore: true,
+        });
+        expect(
+          await store.listApiKeys({ organizationId, limit: 2, cursor: { direction: 'before', id: cursorId } }),
+        ).toEqual({ data: all.slice(3, 5), hasMore: true });
+        expect(
+          await store.listApiKeys({ organizationId, limit: 5, cursor: { direction: 'before', id: cursorId } }),
+        ).toEqual({ data: all.slice(0, 5), hasMore: false });
+      });
+    });
+  });
+}

@@ -1,0 +1,220 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KyselyStore } from '../src/kysely-store.js';
+import { openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
+import type { ApiKeyFilters, PageCursor } from '../src/types.js';
+import { describeStoreConformance, type StoreUnderTest } from './conformance.js';
+import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
+
+const PACKAGE_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+
+async function tempDatabasePath(): Promise<{ path: string; removeDir: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'apikeys-store-test-'));
+  return { path: join(dir, 'api-keys.sqlite'), removeDir: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A store on a new temporary file; equal timestamps are written through a second connection to the same file. */
+async function openTempFileStore(): Promise<StoreUnderTest> {
+  const { path, removeDir } = await tempDatabasePath();
+  let side: Database.Database | undefined;
+  return {
+    store: openSqliteStore(path),
+    async setCreatedAt(apiKeyIds, micros) {
+      side ??= new Database(path);
+      const update = side.prepare('update api_keys set created_at = ? where id = ?');
+      const changed = side.transaction(() => apiKeyIds.reduce((sum, id) => sum + update.run(micros, id).changes, 0))();
+      if (changed !== apiKeyIds.length) {
+        throw new Error(`setCreatedAt changed ${changed} of ${apiKeyIds.length} keys`);
+      }
+    },
+    async cleanup() {
+      side?.close();
+      await removeDir();
+    },
+  };
+}
+
+describeStoreConformance('SQLite in memory', async () => ({ store: openSqliteStore(SQLITE_MEMORY) }));
+
+// The file database also runs the tests of equal created_at, written straight into the file.
+describeStoreConformance('SQLite file', openTempFileStore);
+
+describe('SQLite durability', () => {
+  let path: string;
+  let removeDir: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ path, removeDir } = await tempDatabasePath());
+  });
+
+  afterAll(async () => {
+    await removeDir();
+  });
+
+  it('an update is still there after closing and reopening the file', async () => {
+    const first = openSqliteStore(path);
+    await first.migrate();
+    const organizationId = (await first.createOrganization('durable')).id;
+    const { apiKey } = await first.createApiKey({
+      organizationId,
+      name: 'before',
+      createdBy: { id: 'user_alice', type: 'user' },
+    });
+    await first.updateApiKey(organizationId, apiKey.id, { name: 'after', status: 'archived' });
+    await first.close();
+
+    const reopened = openSqliteStore(path);
+    const fetched = await reopened.getApiKey(organizationId, apiKey.id);
+    const migrations = await reopened.migrate();
+    await reopened.close();
+
+    expect(fetched).toEqual({ ...apiKey, name: 'after', status: 'archived' });
+    expect(migrations).toEqual([]);
+  });
+
+  it('the file is in WAL mode', () => {
+    const database = new Database(path, { readonly: true });
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      database.close();
+    }
+  });
+
+  it('an acknowledged update survives the process being killed without closing the store', async () => {
+    const store = openSqliteStore(path);
+    const organizationId = (await store.createOrganization('killed')).id;
+    const { apiKey } = await store.createApiKey({
+      organizationId,
+      name: 'before',
+      createdBy: { id: 'user_alice', type: 'user' },
+    });
+    await store.close();
+
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(PACKAGE_DIR, 'test/fixtures/update-then-hang.ts'),
+        path,
+        organizationId,
+        apiKey.id,
+        'after',
+      ],
+      { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const output = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\n')) {
+          child.kill('SIGKILL');
+        }
+      });
+      child.on('error', reject);
+      child.on('exit', (_, signal) =>
+        signal === 'SIGKILL' ? resolve(text) : reject(new Error(`child exited: ${text}`)),
+      );
+    });
+    const reopened = openSqliteStore(path);
+    const fetched = await reopened.getApiKey(organizationId, apiKey.id);
+    await reopened.close();
+
+    expect(output).toBe('updated\n');
+    expect(fetched?.name).toBe('after');
+  });
+});
+
+const INDEX_EQUALITIES: Record<string, string> = {
+  api_keys_org_created_idx: 'organization_id=?',
+  api_keys_org_status_created_idx: 'organization_id=? AND status=?',
+  api_keys_org_workspace_created_idx: 'organization_id=? AND workspace_id=?',
+  api_keys_org_creator_created_idx: 'organization_id=? AND created_by_type=? AND created_by_id=?',
+};
+const PLAN_STEP = /^SEARCH api_keys USING (?:COVERING )?INDEX (\w+) \((.*)\)$/;
+
+describe.each([
+  ['without statistics', false],
+  ['after ANALYZE', true],
+])('SQLite query plans %s', (_, analyze) => {
+  let path: string;
+  let removeDir: () => Promise<void>;
+  let store: KyselyStore;
+  let explainer: Database.Database;
+  let organizationId: string;
+  let cursorId: string;
+  const queries: { sql: string; parameters: readonly unknown[] }[] = [];
+
+  beforeAll(async () => {
+    ({ path, removeDir } = await tempDatabasePath());
+    store = openSqliteStore(path, { onQuery: (sql, parameters) => queries.push({ sql, parameters }) });
+    await store.migrate();
+    organizationId = (await store.createOrganization('plans')).id;
+    await store.seedApiKeys({ organizationId, count: 3000, workspaces: 3, users: 4, seed: 1 });
+    await store.seedApiKeys({ organizationId: 'org_default', count: 1000, workspaces: 3, users: 4, seed: 2 });
+    const page = await store.listApiKeys({ organizationId, limit: 1500 });
+    cursorId = page?.data.at(-1)?.id ?? '';
+    explainer = new Database(path);
+    if (analyze) {
+      explainer.exec('analyze');
+    }
+  });
+
+  afterAll(async () => {
+    explainer?.close();
+    await store?.close();
+    await removeDir?.();
+  });
+
+  /** Runs one list call and returns the query plan steps of every query it made. */
+  async function plansOf(filters: ApiKeyFilters, cursorShape: (typeof CURSOR_SHAPES)[number]) {
+    const cursor: PageCursor | undefined =
+      cursorShape === 'no cursor' ? undefined : { direction: cursorShape, id: cursorId };
+    queries.length = 0;
+    const page = await store.listApiKeys({ organizationId, limit: 20, cursor, filters });
+    expect(page?.data.length).toBeGreaterThan(0);
+    return queries.map(({ sql, parameters }) => ({
+      sql,
+      steps: (explainer.prepare(`explain query plan ${sql}`).all(...parameters) as { detail: string }[]).map(
+        (row) => row.detail,
+      ),
+    }));
+  }
+
+  describe.each(FILTER_SHAPES)('listing with %s', (_, filters, expectedIndex) => {
+    it.each(CURSOR_SHAPES)('and %s is one index range search of the organization, without sorting', async (shape) => {
+      const plans = await plansOf(filters, shape);
+
+      expect(plans).toHaveLength(shape === 'no cursor' ? 1 : 2);
+      for (const { steps } of plans) {
+        expect(steps).toHaveLength(1);
+        expect(steps.join('\n')).not.toMatch(/TEMP B-TREE|^SCAN/m);
+      }
+      // The order is asked for in full, not left to whichever index the planner happens to read.
+      const order = shape === 'before' ? 'asc' : 'desc';
+      expect(plans.at(-1)?.sql).toMatch(new RegExp(`order by "created_at" ${order}, "id" ${order} limit \\?$`));
+      const listStep = plans.at(-1)?.steps[0] ?? '';
+      const [, index = '', constraint = ''] = listStep.match(PLAN_STEP) ?? [];
+      expect(listStep).toMatch(PLAN_STEP);
+      expect(index).toMatch(expectedIndex);
+      // Every equality column of the index is used, and the cursor bounds the range on (created_at, id).
+      const equalities = INDEX_EQUALITIES[index] ?? 'an unexpected index';
+      const range = { 'no cursor': '', after: ' AND (created_at,id)<(?,?)', before: ' AND (created_at,id)>(?,?)' }[
+        shape
+      ];
+      expect(constraint).toBe(`${equalities}${range}`);
+      if (shape !== 'no cursor') {
+        // The cursor's own row is found by primary key, not by scanning.
+        expect(plans[0]?.steps).toEqual([
+          expect.stringMatching(/^SEARCH api_keys USING (?:COVERING )?INDEX \w+ \(id=\?\)$/),
+        ]);
+      }
+    });
+  });
+});

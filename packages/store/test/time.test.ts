@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { microsToRfc3339, nowMicros } from '../src/time.js';
+
+describe('microsToRfc3339', () => {
+  it.each([
+    [1_730_332_707_427_722, '2024-10-30T23:58:27.427722Z'],
+    [1_730_332_707_427_005, '2024-10-30T23:58:27.427005Z'],
+    [1_730_332_707_000_001, '2024-10-30T23:58:27.000001Z'],
+    [1_730_332_707_999_999, '2024-10-30T23:58:27.999999Z'],
+    [0, '1970-01-01T00:00:00.000000Z'],
+    [-1, '1969-12-31T23:59:59.999999Z'],
+    [7_258_118_399_999_999, '2199-12-31T23:59:59.999999Z'],
+  ])('formats %i microseconds as %s', (micros, expected) => {
+    expect(microsToRfc3339(micros)).toBe(expected);
+  });
+
+  it('always has exactly six fractional digits and the UTC Z', () => {
+    for (let micros = 1_700_000_000_000_000; micros < 1_700_000_000_002_000; micros += 7) {
+      expect(microsToRfc3339(micros)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    }
+  });
+
+  it('sorts as text in the same order as the microseconds', () => {
+    const micros = [1_730_332_707_427_722, 1_730_332_707_427_723, 1_730_332_708_000_000, 1_600_000_000_000_001];
+    const byText = [...micros].sort((a, b) => (microsToRfc3339(a) < microsToRfc3339(b) ? -1 : 1));
+
+    expect(byText).toEqual([...micros].sort((a, b) => a - b));
+  });
+});
+
+describe('nowMicros', () => {
+  it('is the wall clock in microseconds', () => {
+    const before = Date.now();
+    const micros = nowMicros();
+    const after = Date.now();
+
+    expect(Number.isSafeInteger(micros)).toBe(true);
+    expect(micros).toBeGreaterThanOrEqual(before * 1000);
+    expect(micros).toBeLessThan((after + 1) * 1000 + 1000);
+  });
+
+  it('strictly increases from call to call, even within one millisecond', () => {
+    const samples = Array.from({ length: 200_000 }, () => nowMicros());
+
+    const steps = samples.slice(1).map((micros, i) => micros - (samples[i] ?? 0));
+    expect(steps.filter((step) => step <= 0)).toEqual([]);
+  });
+});
