@@ -43,10 +43,12 @@ for (const dir of packagesWithTests()) {
   failed += report.numFailedTests;
   skipped += report.numPendingTests + (report.numTodoTests ?? 0);
   // A file that fails to load counts as a failure even when it ran no test.
-  failed += report.testResults.filter((result) => result.status === 'failed' && result.assertionResults.length === 0).length;
+  failed += report.testResults.filter(
+    (result) => result.status === 'failed' && result.assertionResults.length === 0,
+  ).length;
 }
 if (missing.length > 0) {
-  console.log(`no test report from: ${missing.join(', ')}`);
+  process.stdout.write(`no test report from: ${missing.join(', ')}\n`);
 }
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(runnerCode !== 0 || failed > 0 || missing.length > 0 ? 1 : 0);

@@ -1,4 +1,4 @@
-import { DEFAULT_ORGANIZATION, type KyselyStore, openStore, parseDatabaseUrl } from '@apikeys/store';
+import { DEFAULT_ORGANIZATION, type KyselyStore, openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { UsageError } from './errors.js';
 
 /**
@@ -12,9 +12,8 @@ export async function withStore<T>(work: (store: KyselyStore, applied: string[])
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const store = await openStore(location);
+  const { store, applied } = await openMigratedStore(location);
   try {
-    const applied = await store.migrate();
     return await work(store, applied);
   } finally {
     await store.close();

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { ApiKeysService } from './domain/api-keys-service.js';
 import { requireApiVersion } from './http/api-version.js';
 import { authenticate } from './http/authenticate.js';
-import { handleErrors, notFound } from './http/errors.js';
+import { handleErrors, lastResort, notFound } from './http/errors.js';
+import { rejectTrailingSlash } from './http/exact-paths.js';
 import { operationHandlers } from './http/operations/index.js';
 import { assignRequestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
@@ -34,13 +35,17 @@ function rejectEmptyBody(_req: unknown, _res: unknown, buffer: Buffer): void {
 
 /**
  * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, API version,
- * authentication, single-valued query parameters, JSON body parsing, spec validation of the request (and, by wrapping `res.json`, of the
+ * authentication, single-valued query parameters, exact paths, JSON body parsing, spec validation of the request (and, by wrapping `res.json`, of the
  * response), the operation handlers, and the central error handler.
  */
 export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Paths match exactly as the spec writes them: no trailing slash, no other letter case. The validator reads
+  // these two settings too, so it never matches an operation the router would not.
+  app.set('strict routing', true);
+  app.set('case sensitive routing', true);
 
   const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true, verify: rejectEmptyBody });
 
@@ -49,6 +54,7 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
   app.use(requireApiVersion(spec.supportedVersions));
   app.use(authenticate(store));
   app.use(rejectRepeatedQueryParameters);
+  app.use(rejectTrailingSlash);
   // Bodies are read only where an operation can take one; a body sent with GET is ignored.
   app.use((req: Request, res: Response, next: NextFunction) =>
     METHODS_WITH_BODY.has(req.method) ? parseJson(req, res, next) : next(),
@@ -68,5 +74,13 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
   app.use(routesFromSpec(spec.document, operationHandlers(new ApiKeysService(store), spec)));
   app.use(notFound);
   app.use(handleErrors(logger));
-  return app;
+
+  // When the response validator refuses a body that the error handler sends, it passes its error to the `next` it
+  // captured earlier, which by then leads past every handler of `app`. Mounted in an outer app, that error lands
+  // in `lastResort` instead of Express's HTML error page.
+  const outer = express();
+  outer.disable('x-powered-by');
+  outer.use(app);
+  outer.use(lastResort(logger));
+  return outer;
 }

@@ -19,16 +19,23 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-// An empty variable counts as unset, so `PORT=` falls back to the default instead of meaning 0.
-const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+// A blank variable counts as unset, so `PORT=` falls back to the default instead of meaning 0.
+const unsetIfEmpty = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+/** A whole number written in plain decimal digits (no sign, exponent or hex), within [min, max]. */
+const integer = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    unsetIfEmpty,
+    z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max)).default(fallback),
+  );
 
 const EnvSchema = z.object({
-  PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).default(8080)),
+  PORT: integer(0, 65535, 8080),
   HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(unsetIfEmpty, z.string().optional()),
-  DATABASE_POOL_SIZE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(1000).default(10)),
+  DATABASE_POOL_SIZE: integer(1, 1000, 10),
   LOG_LEVEL: z.preprocess(unsetIfEmpty, z.enum(LOG_LEVELS).default('info')),
-  SHUTDOWN_GRACE_MS: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).default(10_000)),
+  SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
 });
 
 /** What each variable must hold, for error messages. */

@@ -19,6 +19,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
         censor: '[redacted]',
       },
     },
-    destination,
+    // Synchronous writes keep lines in order and lose none when the process exits right after logging.
+    destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }

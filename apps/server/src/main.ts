@@ -1,4 +1,4 @@
-import { openStore, redactUrl } from '@apikeys/store';
+import { describeLocation, openMigratedStore } from '@apikeys/store';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -8,17 +8,8 @@ import { listen, shutdown } from './server.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const database = config.database.kind === 'sqlite' ? config.database.path : redactUrl(config.database.url);
-  const store = await openStore(config.database, { poolSize: config.databasePoolSize });
-  let applied: string[];
-  try {
-    applied = await store.migrate();
-  } catch (error) {
-    await store.close().catch(() => {});
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    throw new Error(`cannot open the database ${database} (DATABASE_URL): ${(cause as Error).message ?? cause}`);
-  }
-  logger.info({ database, migrations_applied: applied }, 'store ready');
+  const { store, applied } = await openMigratedStore(config.database, { poolSize: config.databasePoolSize });
+  logger.info({ database: describeLocation(config.database), migrations_applied: applied }, 'store ready');
 
   const app = createApp({ store, logger });
   const server = await listen(app, { port: config.port, host: config.host, logger });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorResponse } from '@apikeys/api-types';
 import type { Express } from 'express';
@@ -39,9 +39,31 @@ function answerClientError(logger: Logger) {
   };
 }
 
+/** Servers that are shutting down: their responses close the connection instead of keeping it alive. */
+const stopping = new WeakSet<Server>();
+const responsesInFlight = new WeakMap<Server, Set<ServerResponse>>();
+
 /** Starts listening; resolves once the port is bound. Port 0 picks a free port (see `server.address()`). */
 export async function listen(app: Express, options: { port: number; host: string; logger: Logger }): Promise<Server> {
   const server = createServer(app);
+  // During shutdown every response, including those of requests already in flight, ends its connection, so
+  // `server.close()` does not wait for keep-alive connections to time out.
+  server.on('request', (_req, res) => {
+    res.on('finish', () => {
+      if (stopping.has(server)) {
+        server.closeIdleConnections();
+      }
+    });
+    if (stopping.has(server)) {
+      res.shouldKeepAlive = false;
+    }
+  });
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res) => {
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+  });
+  responsesInFlight.set(server, inFlight);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.on('clientError', answerClientError(options.logger));
@@ -60,6 +82,12 @@ export async function listen(app: Express, options: { port: number; host: string
  * once and any connection still open after `graceMs`.
  */
 export async function shutdown(server: Server, graceMs: number): Promise<void> {
+  stopping.add(server);
+  for (const res of responsesInFlight.get(server) ?? []) {
+    if (!res.headersSent) {
+      res.shouldKeepAlive = false;
+    }
+  }
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -1,7 +1,10 @@
 export type { KyselyStore } from './kysely-store.js';
 export {
+  DatabaseOpenError,
   DatabaseUrlError,
   DEFAULT_SQLITE_PATH,
+  describeLocation,
+  openMigratedStore,
   openStore,
   parseDatabaseUrl,
   redactUrl,

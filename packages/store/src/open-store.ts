@@ -58,6 +58,58 @@ export async function openStore(location: StoreLocation, options: StoreOptions =
   }
 }
 
+/** A database that cannot be opened or migrated; the message names it (password hidden) and the root cause. */
+export class DatabaseOpenError extends Error {
+  override name = 'DatabaseOpenError';
+}
+
+/** The deepest reason of an error: the store wraps driver errors (a refused connection, say) as their `cause`. */
+function rootReason(error: unknown): string {
+  let current = error;
+  while (current instanceof Error && current.cause !== undefined) {
+    current = current.cause;
+  }
+  if (current instanceof Error) {
+    // A connection refused on every address of a host arrives as an AggregateError with a code but no message.
+    return current.message || (current as NodeJS.ErrnoException).code || current.name;
+  }
+  return String(current);
+}
+
+/** Where a location points, fit to print. */
+export function describeLocation(location: StoreLocation): string {
+  return location.kind === 'sqlite' ? location.path : redactUrl(location.url);
+}
+
+/**
+ * Opens the store and brings its schema up to date, as the server and the CLI do at start. Returns the store and
+ * the migrations this call applied; throws a DatabaseOpenError with a message fit for an operator.
+ */
+export async function openMigratedStore(
+  location: StoreLocation,
+  options: StoreOptions = {},
+): Promise<{ store: KyselyStore; applied: string[] }> {
+  const cannotOpen = (error: unknown) =>
+    new DatabaseOpenError(
+      `cannot open the database ${describeLocation(location)} (DATABASE_URL): ${rootReason(error)}`,
+      {
+        cause: error,
+      },
+    );
+  let store: KyselyStore;
+  try {
+    store = await openStore(location, options);
+  } catch (error) {
+    throw cannotOpen(error);
+  }
+  try {
+    return { store, applied: await store.migrate() };
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw cannotOpen(error);
+  }
+}
+
 /**
  * Hides the password of a URL so it can be printed: `postgres://app:secret@host/db` → `postgres://app:***@host/db`.
  * The password runs to the last `@` before the path, so a password holding a raw `@` is hidden whole.

@@ -42,7 +42,7 @@ function planNodes(node: PlanNode): PlanNode[] {
 }
 
 describe.runIf(available)('PostgreSQL', () => {
-  describeStoreConformance('PostgreSQL', () => postgresStore());
+  describeStoreConformance('PostgreSQL', () => postgresStore(), { equalTimestamps: true });
 
   describe('query plans', () => {
     let database: TestDatabase;

@@ -15,7 +15,7 @@ export function requireApiVersion(supportedVersions: readonly string[]) {
   return (req: Request, _res: Response, next: NextFunction): void => {
     let version = req.headers[VERSION_HEADER];
     const alias = req.headers[VERSION_HEADER_ALIAS];
-    if (version === undefined && typeof alias === 'string') {
+    if ((version === undefined || version === '') && typeof alias === 'string' && alias !== '') {
       version = alias;
       req.headers[VERSION_HEADER] = alias;
     }

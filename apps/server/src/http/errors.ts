@@ -47,6 +47,8 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 }
 
 const ENUM_MESSAGE = 'must be equal to one of the allowed values: ';
+// The spec's pattern that keeps NUL characters (which PostgreSQL cannot store) out of every string input.
+const NO_NUL_MESSAGE = 'must match pattern "^[^\\u0000]*$"';
 
 /** Rewrites the validator's wording where it is unclear to a client. */
 function clarify(message: string): string {
@@ -58,8 +60,8 @@ function clarify(message: string): string {
       .map((value) => (value === '' ? 'null' : JSON.stringify(value)));
     return `must be one of ${allowed.join(', ')}`;
   }
-  if (message.startsWith('Unknown query parameter')) {
-    return 'unknown query parameter';
+  if (message === NO_NUL_MESSAGE) {
+    return 'must not contain NUL (\\u0000) characters';
   }
   if (message.startsWith('Empty value found')) {
     return 'must not be empty';
@@ -78,6 +80,9 @@ function describeItem(item: { path: string; message: string }): string {
   const message = clarify(item.message);
   if (kind === undefined) {
     return message;
+  }
+  if (item.message.startsWith('Unknown query parameter')) {
+    return `${name}: unknown query parameter`;
   }
   if (location === 'body') {
     if (message.startsWith('must NOT have additional properties')) {
@@ -172,6 +177,33 @@ export function handleErrors(logger: Logger) {
     res.set(appError.headers);
     sendJson(res, appError.status, toErrorResponse(appError, requestId));
   };
+}
+
+/**
+ * The handler after all others: it receives errors raised while an error response was being sent (the response
+ * validator refusing a status the operation does not document, a bug of ours) and answers with the generic 500,
+ * written without `res.json` so it cannot fail the same way.
+ */
+export function lastResort(logger: Logger) {
+  return (error: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+    const requestId = requestIdOf(res);
+    logger.error({ request_id: requestId, err: error }, 'error response failed');
+    sendUnvalidatedServerError(res, requestId);
+  };
+}
+
+const SERVER_ERROR = new AppError('api_error', 'internal server error');
+
+/** The generic 500, written directly; its shape is the same `toErrorResponse` output every other error has. */
+function sendUnvalidatedServerError(res: Response, requestId: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res
+    .status(500)
+    .type('application/json')
+    .end(JSON.stringify(toErrorResponse(SERVER_ERROR, requestId)));
 }
 
 /** Answers requests that reached no route (the validator normally answers these first). */

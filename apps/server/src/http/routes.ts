@@ -28,7 +28,8 @@ export function specOperations(document: OpenApiDocument): SpecOperation[] {
 
 /** Routes each operation of the spec to its handler; paths and methods come from the spec, never from code. */
 export function routesFromSpec(document: OpenApiDocument, handlers: OperationHandlers): Router {
-  const router = createRouter();
+  // Paths match exactly as the spec writes them: no trailing slash, no other letter case.
+  const router = createRouter({ strict: true, caseSensitive: true });
   for (const { method, path, operationId } of specOperations(document)) {
     const handler = handlers[operationId as OperationId];
     if (!handler) {

@@ -1,0 +1,160 @@
+import type { ApiKey } from '@apikeys/api-types';
+import { hashSecret, type KyselyStore, openStore, parseDatabaseUrl } from '@apikeys/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectedHint, FORMAT, runCliJson, tempDatabase } from './run-cli.js';
+
+interface AdminKeyOutput {
+  id: string;
+  organization_id: string;
+  name: string;
+  partial_key_hint: string;
+  status: string;
+  key?: string;
+}
+
+type ApiKeyOutput = ApiKey & { key: string };
+
+interface Organization {
+  id: string;
+  name: string;
+}
+
+// One database for the whole file: each test builds on what the previous ones created, as an operator would.
+describe('apikeys commands on one database', () => {
+  const db = tempDatabase();
+  const cli = <T>(...args: string[]) => runCliJson<T>(args, db.env);
+  let acme: Organization;
+
+  afterAll(() => db.remove());
+
+  it('migrate on a new database applies the initial migration, and a second run applies nothing', async () => {
+    const first = await cli<{ applied: string[] }>('migrate');
+    const second = await cli<{ applied: string[] }>('migrate');
+
+    expect(first.applied).toContain('0001-initial');
+    expect(second).toEqual({ applied: [] });
+  });
+
+  it('orgs create prints the new organization, and orgs list shows it after org_default', async () => {
+    acme = await cli<Organization>('orgs', 'create', '--name', 'Acme Corp');
+    const list = await cli<{ data: Organization[] }>('orgs', 'list');
+
+    expect(acme).toEqual({ id: expect.stringMatching(FORMAT.orgId), name: 'Acme Corp' });
+    expect(list).toEqual({ data: [{ id: 'org_default', name: 'Default organization' }, acme] });
+  });
+
+  describe('keys and admin keys', () => {
+    // Holding a connection open keeps the CLI's writes in the -wal file, so the plain-text checks read them there too.
+    let store: KyselyStore;
+    beforeAll(async () => {
+      store = await openStore(parseDatabaseUrl(db.env.DATABASE_URL));
+    });
+    afterAll(() => store.close());
+
+    /** Checks that the secret's hash is in the database files (so they are the right files) and the secret is not. */
+    const expectStoredAsHashOnly = (secret: string) => {
+      const files = db.fileBytes();
+      expect(files).toHaveLength(2);
+      expect(files.some((bytes) => bytes.includes(hashSecret(secret)))).toBe(true);
+      expect(files.filter((bytes) => bytes.includes(secret))).toHaveLength(0);
+    };
+
+    let adminKey: AdminKeyOutput;
+
+    it('admin-keys create without --org creates an active admin key of org_default whose secret works', async () => {
+      adminKey = await cli<AdminKeyOutput>('admin-keys', 'create', '--name', 'ops');
+
+      expect(adminKey).toEqual({
+        id: expect.stringMatching(FORMAT.adminKeyId),
+        organization_id: 'org_default',
+        name: 'ops',
+        partial_key_hint: expect.stringMatching(FORMAT.hint),
+        status: 'active',
+        key: expect.stringMatching(FORMAT.adminSecret),
+      });
+      const secret = adminKey.key ?? '';
+      expect(adminKey.partial_key_hint).toBe(expectedHint(secret));
+      expect(await store.findCredential(hashSecret(secret))).toEqual({
+        kind: 'admin_key',
+        adminKey: {
+          id: adminKey.id,
+          organizationId: 'org_default',
+          name: 'ops',
+          partialKeyHint: adminKey.partial_key_hint,
+          status: 'active',
+        },
+      });
+      expectStoredAsHashOnly(secret);
+    });
+
+    it('admin-keys create with --org creates the admin key in that organization', async () => {
+      const created = await cli<AdminKeyOutput>('admin-keys', 'create', '--name', 'acme ops', '--org', acme.id);
+
+      expect(created).toMatchObject({ organization_id: acme.id, name: 'acme ops', status: 'active' });
+      expect(await store.findCredential(hashSecret(created.key ?? ''))).toMatchObject({
+        kind: 'admin_key',
+        adminKey: { id: created.id, organizationId: acme.id },
+      });
+    });
+
+    it('admin-keys disable prints the key as disabled, without its secret, and the store reports it disabled', async () => {
+      const disabled = await cli<AdminKeyOutput>('admin-keys', 'disable', adminKey.id);
+
+      const { key: _secret, ...withoutSecret } = adminKey;
+      expect(disabled).toEqual({ ...withoutSecret, status: 'disabled' });
+      expect(await store.findCredential(hashSecret(adminKey.key ?? ''))).toMatchObject({
+        kind: 'admin_key',
+        adminKey: { id: adminKey.id, status: 'disabled' },
+      });
+    });
+
+    it('admin-keys enable makes a disabled admin key active again', async () => {
+      const enabled = await cli<AdminKeyOutput>('admin-keys', 'enable', adminKey.id);
+
+      expect(enabled).toMatchObject({ id: adminKey.id, status: 'active' });
+      expect(await store.findCredential(hashSecret(adminKey.key ?? ''))).toMatchObject({
+        kind: 'admin_key',
+        adminKey: { id: adminKey.id, status: 'active' },
+      });
+    });
+
+    it('keys create without options creates an active key of org_default created by the CLI service account', async () => {
+      const created = await cli<ApiKeyOutput>('keys', 'create', '--name', 'Production backend');
+
+      expect(created).toEqual({
+        id: expect.stringMatching(FORMAT.apiKeyId),
+        type: 'api_key',
+        name: 'Production backend',
+        workspace_id: null,
+        created_at: expect.stringMatching(FORMAT.createdAt),
+        created_by: { id: 'svcacct_apikeys_cli', type: 'service_account' },
+        partial_key_hint: expectedHint(created.key),
+        status: 'active',
+        key: expect.stringMatching(FORMAT.apiSecret),
+      });
+      expect(Math.abs(Date.parse(created.created_at) - Date.now())).toBeLessThan(10 * 60_000);
+      const { key, ...apiKey } = created;
+      expect(await store.getApiKey('org_default', created.id)).toEqual(apiKey);
+      expect(await store.findCredential(hashSecret(key))).toEqual({ kind: 'api_key', organizationId: 'org_default' });
+      expectStoredAsHashOnly(key);
+    });
+
+    it('keys create with every option stores the key in that organization, workspace, creator and status', async () => {
+      const created = await cli<ApiKeyOutput>(
+        ...['keys', 'create', '--name', 'archived one', '--org', acme.id, '--workspace-id', 'wrkspc_01'],
+        ...['--created-by', 'user_01', '--status', 'archived'],
+      );
+
+      expect(created).toMatchObject({
+        name: 'archived one',
+        workspace_id: 'wrkspc_01',
+        created_by: { id: 'user_01', type: 'user' },
+        status: 'archived',
+      });
+      const { key, ...apiKey } = created;
+      expect(await store.getApiKey(acme.id, created.id)).toEqual(apiKey);
+      expect(await store.getApiKey('org_default', created.id)).toBeUndefined();
+      expect(await store.findCredential(hashSecret(key))).toEqual({ kind: 'api_key', organizationId: acme.id });
+    });
+  });
+});

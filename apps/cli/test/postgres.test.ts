@@ -1,0 +1,35 @@
+import { hashSecret, type KyselyStore } from '@apikeys/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliDatabase, POSTGRES_AVAILABLE, postgresDatabase } from './databases.js';
+import { FORMAT, runCliJson } from './run-cli.js';
+
+// The command-by-command suite runs on SQLite (commands.test.ts) and `keys seed` on both engines (seed.test.ts); this
+// checks that the CLI also opens, migrates, writes to and closes a PostgreSQL database (an open pool would hang it).
+describe.runIf(POSTGRES_AVAILABLE)('apikeys on PostgreSQL', () => {
+  let db: CliDatabase;
+  let store: KyselyStore;
+  beforeAll(async () => {
+    db = await postgresDatabase();
+    store = await db.openStore();
+  });
+  afterAll(async () => {
+    await store.close();
+    await db.drop();
+  });
+
+  it('migrate on a new database applies the initial migration', async () => {
+    const output = await runCliJson<{ applied: string[] }>(['migrate'], db.env);
+
+    expect(output.applied).toContain('0001-initial');
+  });
+
+  it('keys create stores a key whose secret the store recognizes', async () => {
+    const created = await runCliJson<{ id: string; key: string }>(['keys', 'create', '--name', 'pg key'], db.env);
+
+    expect(created).toMatchObject({ id: expect.stringMatching(FORMAT.apiKeyId), status: 'active' });
+    expect(await store.findCredential(hashSecret(created.key))).toEqual({
+      kind: 'api_key',
+      organizationId: 'org_default',
+    });
+  });
+});
