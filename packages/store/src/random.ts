@@ -4,18 +4,37 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 // The largest multiple of 62 below 256: bytes at or above it are rejected so every character is equally likely.
 const UNBIASED_LIMIT = 248;
 
+// Random bytes are drawn in blocks, as Node does for randomUUID(): one system call per block instead of one per
+// identifier, which matters when millions of keys are seeded. Each byte is used once.
+const POOL_SIZE = 64 * 1024;
+let pool = randomBytes(POOL_SIZE);
+let offset = 0;
+
+function nextRandomByte(): number {
+  if (offset === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    offset = 0;
+  }
+  return pool[offset++] as number;
+}
+
 /** A string of `length` characters drawn uniformly from [A-Za-z0-9] with a cryptographic generator. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < UNBIASED_LIMIT) {
-        out += ALPHABET[byte % 62];
-        if (out.length === length) {
-          break;
-        }
-      }
+    const byte = nextRandomByte();
+    if (byte < UNBIASED_LIMIT) {
+      out += ALPHABET[byte % 62];
     }
+  }
+  return out;
+}
+
+/** `bytes` cryptographically random bytes, hex-encoded. */
+export function randomHex(bytes: number): string {
+  let out = '';
+  for (let i = 0; i < bytes; i++) {
+    out += nextRandomByte().toString(16).padStart(2, '0');
   }
   return out;
 }

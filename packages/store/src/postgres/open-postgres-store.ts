@@ -58,9 +58,16 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
   pool.on('error', () => {});
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...queryLog(options.onQuery) });
   return new KyselyStore(db, {
-    insertApiKeyRows: async (rows) => {
-      const columns = API_KEY_COLUMNS.map((column) => rows.map((row) => row[column]));
-      await pool.query(BULK_INSERT, columns);
+    insertApiKeyRows: async (chunks) => {
+      let inserted = 0;
+      for (const rows of chunks) {
+        await pool.query(
+          BULK_INSERT,
+          API_KEY_COLUMNS.map((column) => rows.map((row) => row[column])),
+        );
+        inserted += rows.length;
+      }
+      return inserted;
     },
     // Kysely's destroy() ends the pool it was given.
     close: async () => {},
