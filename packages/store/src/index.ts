@@ -14,6 +14,7 @@ export { DEFAULT_ORGANIZATION } from './organizations.js';
 export { openPostgresStore } from './postgres/open-postgres-store.js';
 export { newId, randomBase62 } from './random.js';
 export { hashSecret, SECRET_PREFIX, type SecretKind } from './secrets.js';
+export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
 export type { StoreOptions } from './store-options.js';
 export { microsToRfc3339, nowMicros } from './time.js';

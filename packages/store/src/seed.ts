@@ -8,7 +8,7 @@ import type { SeedOptions } from './types.js';
 const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
 
 /** mulberry32: a small, fast, seedable PRNG. Only the spread of attributes depends on it, never a secret. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -117,14 +117,5 @@ export function sendRaw(baseUrl: string, payload: string | Buffer, timeoutMs = 5
   });
 }
 
-/** A small deterministic PRNG (mulberry32), so generated inputs are the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic PRNG, so generated inputs are the same on every run. */
+export { seededRandom } from '@apikeys/store';

@@ -123,3 +123,11 @@ export async function stopChildServer(server: ChildServer | undefined): Promise<
     await server.exited;
   }
 }
+
+/** Sends SIGTERM (a graceful shutdown) and resolves with how the child exited. */
+export async function terminateChildServer(server: ChildServer): Promise<ChildExit> {
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGTERM');
+  }
+  return server.exited;
+}
