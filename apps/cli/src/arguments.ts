@@ -36,3 +36,11 @@ export function parseId(value: string): string {
   }
   return value;
 }
+
+/** An API key ID: an ID as `parseId` takes it, but not `.` or `..`, which a URL path would resolve away. */
+export function parseApiKeyId(value: string): string {
+  if (value === '.' || value === '..') {
+    throw new InvalidArgumentError('must be an API key ID (apikey_...).');
+  }
+  return parseId(value);
+}

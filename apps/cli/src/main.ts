@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { EXIT, UsageError } from './errors.js';
+import { CommandError, EXIT, UsageError } from './errors.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -18,8 +18,20 @@ async function main(argv: string[]): Promise<number> {
     }
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`apikeys: error: ${message}\n`);
+    if (error instanceof CommandError && error.hint !== undefined) {
+      process.stderr.write(`apikeys: hint: ${error.hint}\n`);
+    }
     return EXIT.failure;
   }
 }
+
+// A reader that stops early (`apikeys keys list --all | head`) closes the pipe: stop quietly, as other tools do,
+// rather than crash on the write error or wait forever for a 'drain' that never comes.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') {
+    process.exit(EXIT.ok);
+  }
+  throw error;
+});
 
 process.exitCode = await main(process.argv.slice(2));

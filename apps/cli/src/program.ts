@@ -1,21 +1,36 @@
 import { Command } from 'commander';
 import { registerAdminKeys } from './commands/admin-keys.js';
-import { registerKeys } from './commands/keys.js';
+import { registerKeysGet } from './commands/api/keys-get.js';
+import { registerKeysList } from './commands/api/keys-list.js';
+import { registerKeysUpdate } from './commands/api/keys-update.js';
+import { HELP_GROUPS, registerKeys } from './commands/keys.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOrgs } from './commands/orgs.js';
 
+// One line per paragraph: commander wraps the help to the terminal's width.
+const DESCRIPTION = [
+  'Command line of the API key administration service.',
+  'Database commands (operator): migrate, orgs, admin-keys, keys create, keys seed. They work directly on the ' +
+    "database named by DATABASE_URL, the same as the server's (default: SQLite at ./data/api-keys.sqlite), and " +
+    'print one JSON document on stdout.',
+  'API commands (admin): keys list, keys get, keys update. They call the admin API at APIKEYS_BASE_URL (or ' +
+    '--base-url; default: http://127.0.0.1:8080) with the admin key in APIKEYS_ADMIN_KEY (or --admin-key; an ' +
+    'operator creates one with: apikeys admin-keys create), and print a table or "field: value" lines, or JSON ' +
+    'with --json.',
+  'Exit codes: 0 success, 1 failure (an API error, an unreachable API or database), 2 bad usage.',
+].join('\n\n');
+
 /** Builds the `apikeys` command line. It throws CommanderError instead of exiting, so `main` owns exit codes. */
 export function buildProgram(): Command {
-  const program = new Command('apikeys')
-    .description(
-      'Operator CLI of the API key administration service. Uses the same DATABASE_URL as the server ' +
-        '(default: SQLite at ./data/api-keys.sqlite). Every command prints one JSON document on stdout.',
-    )
-    .showHelpAfterError('(run with --help for usage)');
+  const program = new Command('apikeys').description(DESCRIPTION).showHelpAfterError('(run with --help for usage)');
   registerMigrate(program);
   registerOrgs(program);
   registerAdminKeys(program);
-  registerKeys(program);
+  const keys = registerKeys(program);
+  keys.commandsGroup(HELP_GROUPS.api);
+  registerKeysList(keys);
+  registerKeysGet(keys);
+  registerKeysUpdate(keys);
 
   const configure = (command: Command) => {
     command.exitOverride();

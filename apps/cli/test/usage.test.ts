@@ -8,7 +8,10 @@ describe.concurrent('apikeys --help', () => {
   afterAll(() => db.remove());
 
   it.each([
-    { command: [], mentions: ['migrate', 'orgs', 'admin-keys', 'keys', 'DATABASE_URL'] },
+    {
+      command: [],
+      mentions: ['migrate', 'orgs', 'admin-keys', 'keys', 'DATABASE_URL', 'APIKEYS_BASE_URL', 'APIKEYS_ADMIN_KEY'],
+    },
     { command: ['migrate'], mentions: ['migrations'] },
     { command: ['orgs'], mentions: ['create', 'list'] },
     { command: ['orgs', 'create'], mentions: ['--name'] },
@@ -17,9 +20,18 @@ describe.concurrent('apikeys --help', () => {
     { command: ['admin-keys', 'create'], mentions: ['--name', '--org'] },
     { command: ['admin-keys', 'disable'], mentions: ['<admin_key_id>'] },
     { command: ['admin-keys', 'enable'], mentions: ['<admin_key_id>'] },
-    { command: ['keys'], mentions: ['create', 'seed'] },
+    {
+      command: ['keys'],
+      mentions: ['Database commands (operator; DATABASE_URL)', 'create', 'seed', 'API commands (admin;', 'list', 'get'],
+    },
     { command: ['keys', 'create'], mentions: ['--name', '--org', '--workspace-id', '--created-by', 'archived'] },
     { command: ['keys', 'seed'], mentions: ['--count', '--org', '--workspaces', '--users', '--seed'] },
+    {
+      command: ['keys', 'list'],
+      mentions: ['--status', '--workspace-id', '--created-by', '--limit', '--after', '--before', '--all', '--json'],
+    },
+    { command: ['keys', 'get'], mentions: ['<api_key_id>', '--json', 'APIKEYS_BASE_URL', 'APIKEYS_ADMIN_KEY'] },
+    { command: ['keys', 'update'], mentions: ['<api_key_id>', '--name', '--status', 'archived', '--admin-key'] },
   ])('apikeys $command --help prints the usage on stdout and exits 0', async ({ command, mentions }) => {
     const result = await runCli([...command, '--help'], db.env);
 

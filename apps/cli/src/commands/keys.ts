@@ -23,13 +23,25 @@ interface SeedOptions {
   seed: number;
 }
 
-/** `apikeys keys create|seed`: API keys, the resource the admin API manages. */
-export function registerKeys(program: Command): void {
-  const keys = program.command('keys').description('create API keys directly in the database');
+/** Help headings of the two kinds of `keys` subcommands. */
+export const HELP_GROUPS = {
+  database: 'Database commands (operator; DATABASE_URL):',
+  api: 'API commands (admin; APIKEYS_BASE_URL and APIKEYS_ADMIN_KEY):',
+} as const;
+
+/**
+ * `apikeys keys create|seed`: API keys, the resource the admin API manages, written directly to the database.
+ * Returns the `keys` command, to which the API commands (list, get, update) are added.
+ */
+export function registerKeys(program: Command): Command {
+  const keys = program
+    .command('keys')
+    .description('API keys: create and seed them in the database; list, get and update them through the admin API')
+    .commandsGroup(HELP_GROUPS.database);
 
   keys
     .command('create')
-    .description('create an API key; its secret is printed this once and cannot be shown again')
+    .description('create an API key in the database; its secret is printed this once and cannot be shown again')
     .requiredOption('--name <name>', 'key name (1 to 500 characters)', parseName)
     .option('--org <org_id>', 'organization (default: the default organization)', parseId)
     .option('--workspace-id <workspace_id>', 'workspace (default: the default workspace)', parseId)
@@ -70,4 +82,6 @@ export function registerKeys(program: Command): void {
         printJson({ created });
       }),
     );
+
+  return keys;
 }

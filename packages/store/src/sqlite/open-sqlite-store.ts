@@ -5,6 +5,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { KyselyStore } from '../kysely-store.js';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
 import { queryLog, type StoreOptions } from '../store-options.js';
+import { withStatementCache } from './statement-cache.js';
 
 /** The in-memory database path understood by SQLite. */
 export const SQLITE_MEMORY = ':memory:';
@@ -65,7 +66,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
     return inserted;
   };
 
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database }), ...queryLog(options.onQuery) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), ...queryLog(options.onQuery) });
   return new KyselyStore(db, {
     insertApiKeyRows: async (chunks) => bulkInsert(chunks),
     // Kysely's destroy() closes the better-sqlite3 handle it was given.

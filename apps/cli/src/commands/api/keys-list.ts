@@ -1,0 +1,124 @@
+import type { ApiKey, ApiKeyStatus } from '@apikeys/api-types';
+import type { AdminClient, ApiKeyPage, ListApiKeysQuery } from '@apikeys/client';
+import { type Command, Option } from 'commander';
+import { addConnectionOptions, type ConnectionOptions, withApiClient } from '../../api-session.js';
+import { API_KEY_STATUSES, parseApiKeyId, parseId, parseInteger } from '../../arguments.js';
+import { apiKeyTable } from '../../format/api-key.js';
+import { JsonListWriter } from '../../format/json-list.js';
+import { keyProgress, NO_PROGRESS } from '../../format/progress.js';
+import { printable, shellWords } from '../../format/text.js';
+import { printJson, printLines, writeStdout } from '../../output.js';
+
+/** The page size of `--all` without `--limit`: fewer round trips than the API's default of 20. */
+export const ALL_PAGE_SIZE = 200;
+
+const NO_KEYS = 'No API keys found.';
+
+interface ListOptions extends ConnectionOptions {
+  status?: ApiKeyStatus;
+  workspaceId?: string;
+  createdBy?: string;
+  limit?: number;
+  after?: string;
+  before?: string;
+  all?: boolean;
+  json?: boolean;
+}
+
+/** The filters as `apikeys keys list` flags, for the footer's next-page command. */
+function filterFlags(options: ListOptions): string[] {
+  return [
+    ...(options.status === undefined ? [] : ['--status', options.status]),
+    ...(options.workspaceId === undefined ? [] : ['--workspace-id', options.workspaceId]),
+    ...(options.createdBy === undefined ? [] : ['--created-by', options.createdBy]),
+    ...(options.limit === undefined ? [] : ['--limit', String(options.limit)]),
+  ];
+}
+
+function toQuery(options: ListOptions, limit: number | undefined): ListApiKeysQuery {
+  return {
+    ...(options.status === undefined ? {} : { status: options.status }),
+    ...(options.workspaceId === undefined ? {} : { workspace_id: options.workspaceId }),
+    ...(options.createdBy === undefined ? {} : { created_by_user_id: options.createdBy }),
+    ...(limit === undefined ? {} : { limit }),
+    ...(options.after === undefined ? {} : { after_id: options.after }),
+    ...(options.before === undefined ? {} : { before_id: options.before }),
+  };
+}
+
+/** The footer of a page with more keys beyond it: the command that fetches the next page in the same direction. */
+function footer(page: ApiKeyPage, options: ListOptions): string[] {
+  const cursor = page.direction === 'before' ? page.first_id : page.last_id;
+  if (!page.has_more || cursor === null) {
+    return [];
+  }
+  const [label, flag] = page.direction === 'before' ? ['newer keys', '--before'] : ['next page', '--after'];
+  return ['', printable(`${label}: ${shellWords(['apikeys', 'keys', 'list', ...filterFlags(options), flag, cursor])}`)];
+}
+
+async function listPage(client: AdminClient, options: ListOptions): Promise<void> {
+  const page = await client.apiKeys.list(toQuery(options, options.limit));
+  if (options.json) {
+    printJson(page.toJSON());
+    return;
+  }
+  printLines([...(page.data.length === 0 ? [NO_KEYS] : apiKeyTable(page.data)), ...footer(page, options)]);
+}
+
+async function listAll(client: AdminClient, options: ListOptions): Promise<void> {
+  const keys = client.apiKeys.listAll(toQuery(options, options.limit ?? ALL_PAGE_SIZE));
+  // Streamed JSON on a terminal shows its own progress; a progress line would be torn by it.
+  const progress = options.json && process.stdout.isTTY ? NO_PROGRESS : keyProgress(process.stderr);
+  let count = 0;
+  try {
+    if (options.json) {
+      const writer = new JsonListWriter(writeStdout);
+      for await (const key of keys) {
+        await writer.add(key);
+        progress.update(++count);
+      }
+      progress.done();
+      await writer.end();
+      return;
+    }
+    const all: ApiKey[] = [];
+    for await (const key of keys) {
+      all.push(key);
+      progress.update(++count);
+    }
+    progress.done();
+    printLines(all.length === 0 ? [NO_KEYS] : apiKeyTable(all));
+  } finally {
+    progress.done();
+  }
+}
+
+/** `apikeys keys list`: `listApiKeys`, one page or every page, as a table or as JSON. */
+export function registerKeysList(keys: Command): void {
+  const command = keys
+    .command('list')
+    .description('list API keys, newest first: one page, or every page with --all')
+    .addOption(new Option('--status <status>', 'only keys with this status').choices(API_KEY_STATUSES))
+    .option('--workspace-id <workspace_id>', 'only keys of this workspace', parseId)
+    .option('--created-by <user_id>', 'only keys created by this user', parseId)
+    .option(
+      '--limit <n>',
+      `keys per page, 1 to 1000 (default: 20; with --all, the page size of the walk: ${ALL_PAGE_SIZE})`,
+      parseInteger(1, 1000),
+    )
+    .addOption(
+      new Option('--after <api_key_id>', 'start after (older than) this key: the next page')
+        .argParser(parseApiKeyId)
+        .conflicts('before'),
+    )
+    .addOption(
+      new Option('--before <api_key_id>', 'start before (newer than) this key: the previous page').argParser(
+        parseApiKeyId,
+      ),
+    )
+    .option('--all', 'fetch every page (progress on stderr when it is a terminal)')
+    .option('--json', 'print the API\'s response as JSON; with --all, {"data": [every key]}');
+  addConnectionOptions(command).action((options: ListOptions) =>
+    withApiClient(options, (client) => (options.all ? listAll(client, options) : listPage(client, options))),
+  );
+}
