@@ -120,6 +120,10 @@ function resolveSettings(base: TransportSettings, overrides: RequestOptions = {}
 export function createAdminClient(options: AdminClientOptions): AdminClient {
   const baseUrl = checkText('baseUrl', options.baseUrl);
   const apiKey = checkText('apiKey', options.apiKey);
+  // fetch would refuse such a header value with an error that quotes it: refuse it here, without echoing the key.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new TypeError('apiKey must be printable ASCII without spaces or line breaks');
+  }
   const defaults = resolveSettings({
     fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
     maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,

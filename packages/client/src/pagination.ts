@@ -87,8 +87,10 @@ export class ApiKeyPage implements ListApiKeysResponse, AsyncIterable<ApiKey> {
   }
 
   /**
-   * Every key from this page on, page after page in this page's direction, until `has_more` is false. Throws a
-   * `PaginationError` rather than loop when the server hands out a cursor it has handed out before.
+   * Every key from this page on, page after page in this page's direction, until `has_more` is false, in the order
+   * of travel: newest first when walking forwards (`after`), oldest first when walking backwards (`before`, each
+   * page reversed), so the keys come out in one consistent order. Throws a `PaginationError` rather than loop when
+   * the server hands out a cursor it has handed out before.
    */
   async *[Symbol.asyncIterator](): AsyncGenerator<ApiKey, void, undefined> {
     const direction = this.direction;
@@ -99,7 +101,7 @@ export class ApiKeyPage implements ListApiKeysResponse, AsyncIterable<ApiKey> {
     }
     let page: ApiKeyPage = this;
     for (;;) {
-      yield* page.data;
+      yield* direction === 'after' ? page.data : [...page.data].reverse();
       if (!page.has_more) {
         return;
       }

@@ -184,4 +184,13 @@ describe('createAdminClient', () => {
     expect(() => createAdminClient({ ...base, timeoutMs: 0 })).toThrow(RangeError);
     expect(() => createAdminClient({ ...base, timeoutMs: 2 ** 31 })).toThrow(RangeError);
   });
+
+  it.each(['sk-adm-secret\nInjected: 1', 'sk-adm-with space', 'sk-adm-é'])(
+    'refuses an admin key that cannot be a header value, without repeating it (%j)',
+    (apiKey) => {
+      const base = { baseUrl: server.baseUrl, apiKey };
+      expect(() => createAdminClient(base)).toThrow(TypeError);
+      expect(() => createAdminClient(base)).not.toThrow(/sk-adm/);
+    },
+  );
 });
