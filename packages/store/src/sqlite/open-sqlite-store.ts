@@ -66,7 +66,10 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
     return inserted;
   };
 
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), ...queryLog(options.onQuery) });
+  const db = new Kysely<DatabaseSchema>({
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+    ...queryLog(options.onQuery),
+  });
   return new KyselyStore(db, {
     insertApiKeyRows: async (chunks) => bulkInsert(chunks),
     // Kysely's destroy() closes the better-sqlite3 handle it was given.

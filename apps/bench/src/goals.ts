@@ -1,0 +1,104 @@
+import type { ScenarioResult, SeedResult } from './suite.js';
+import { sizeLabel } from './targets.js';
+
+/** One target figure of issue 5 next to what this run measured. */
+export interface GoalCheck {
+  goal: string;
+  measured: string;
+  status: 'met' | 'not met' | 'not measured' | 'not comparable';
+}
+
+const PAGE_SCENARIOS = [
+  'after',
+  'before',
+  'status-after',
+  'workspace-after',
+  'creator-after',
+  'combo-after',
+  'status-before',
+  'workspace-before',
+  'creator-before',
+  'combo-before',
+];
+
+const fmt = (value: number, digits = 2) => value.toFixed(digits);
+
+/** Checks the targets of issue 5 against the results. `sizes` are the smaller and the larger key counts run. */
+export function checkGoals(
+  results: readonly ScenarioResult[],
+  seeds: readonly SeedResult[],
+  sizes: readonly [number, number],
+): GoalCheck[] {
+  const find = (target: string, scenario: string) =>
+    results.find((result) => result.target === target && result.scenario === scenario);
+  const [small, large] = sizes.map(sizeLabel) as [string, string];
+  const checks: GoalCheck[] = [];
+  const check = (goal: string, measured: string | undefined, ok: boolean | undefined) =>
+    checks.push(
+      measured === undefined
+        ? { goal, measured: '–', status: 'not measured' }
+        : { goal, measured, status: ok ? 'met' : 'not met' },
+    );
+
+  const list20 = find(`sqlite-${large}`, 'list-20');
+  const express20 = find('bare-express', 'list-20');
+  const cpuRatio20 = list20 && express20 && list20.serverCpuMicrosPerRequest / express20.serverCpuMicrosPerRequest;
+  check(
+    `list 20, sqlite-${large}: server CPU/request ≤ 1.5× bare Express`,
+    cpuRatio20 === undefined ? undefined : `${fmt(cpuRatio20)}×`,
+    cpuRatio20 !== undefined && cpuRatio20 <= 1.5,
+  );
+  check(
+    `list 20, sqlite-${large}: p99 ≤ 25 ms at 50 connections`,
+    list20 && `${fmt(list20.latencyMs.p99, 1)} ms`,
+    list20 && list20.latencyMs.p99 <= 25,
+  );
+
+  for (const engine of ['sqlite', 'postgres']) {
+    for (const scenario of PAGE_SCENARIOS) {
+      const big = find(`${engine}-${large}`, scenario);
+      const little = find(`${engine}-${small}`, scenario);
+      // Quick mode runs some paths on one size only: only pairs are compared.
+      if (big && little) {
+        const ratio = big.latencyMs.mean / little.latencyMs.mean;
+        check(`${scenario}, ${engine}: mean page time ${large} ≤ 1.2× ${small}`, `${fmt(ratio)}×`, ratio <= 1.2);
+      }
+    }
+  }
+
+  const list1000 = find(`sqlite-${large}`, 'list-1000');
+  const express1000 = find('bare-express', 'list-1000');
+  const cpuRatio1000 =
+    list1000 && express1000 && list1000.serverCpuMicrosPerRequest / express1000.serverCpuMicrosPerRequest;
+  check(
+    `list 1000, sqlite-${large}: server CPU/request ≤ 2× bare Express (1000 items)`,
+    cpuRatio1000 === undefined ? undefined : `${fmt(cpuRatio1000)}×`,
+    cpuRatio1000 !== undefined && cpuRatio1000 <= 2,
+  );
+
+  for (const scenario of ['update', 'update-hot']) {
+    const result = find(`sqlite-${large}`, scenario);
+    check(
+      `${scenario}, sqlite-${large}: ≥ 1,000 durable updates/s`,
+      result && `${Math.round(result.requestsPerSecond)}/s`,
+      result && result.requestsPerSecond >= 1000,
+    );
+  }
+  const postgresUpdate = find(`postgres-${large}`, 'update');
+  checks.push({
+    goal: `update, postgres: ≥ 2,000 updates/s with two replicas`,
+    measured: postgresUpdate ? `${Math.round(postgresUpdate.requestsPerSecond)}/s (one server, no replicas)` : '–',
+    status: postgresUpdate ? 'not comparable' : 'not measured',
+  });
+
+  const seed = seeds.find((entry) => entry.engine === 'sqlite' && entry.keys === sizes[1]);
+  check(`seed ${large} keys on SQLite ≤ 30 s`, seed && `${fmt(seed.seconds, 1)} s`, seed && seed.seconds <= 30);
+  const underLoad = results.filter((result) => result.keys === sizes[1]);
+  const peak = underLoad.length > 0 ? Math.max(...underLoad.map((result) => result.serverPeakRssBytes)) : undefined;
+  check(
+    `server RSS ≤ 200 MB under load with ${large} keys`,
+    peak === undefined ? undefined : `${fmt(peak / 1e6, 0)} MB peak`,
+    peak !== undefined && peak <= 200e6,
+  );
+  return checks;
+}

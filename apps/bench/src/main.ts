@@ -1,0 +1,241 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { checkGoals } from './goals.js';
+import { LoadGenerator } from './load.js';
+import { summarizeProfile } from './profile-summary.js';
+import {
+  describeMachine,
+  formatGoals,
+  formatMachine,
+  formatResults,
+  formatSeeds,
+  type RunReport,
+  writeReport,
+} from './report.js';
+import { postgresReachable } from './seed.js';
+import { runSuite, type ScenarioResult } from './suite.js';
+import { planTargets } from './targets.js';
+
+const USAGE = `pnpm bench [options]   (pnpm bench:quick = pnpm bench --quick)
+
+Seeds SQLite and PostgreSQL, starts the real server and two references (bare node:http, bare Express) as child
+processes, and drives each with autocannon from another process. Prints a table; writes apps/bench/results/*.json.
+
+  --quick                 10k and 100k keys, 3 s per scenario, a subset of scenarios (under two minutes)
+  --duration <s>          seconds measured per scenario (full: 10, quick: 3)
+  --warmup <s>            unmeasured seconds of the same load before each scenario (full: 2, quick: 1); longer until every connection has had a response
+  --connections <n>       autocannon connections (50)
+  --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)
+  --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20;
+                          the references of the page sizes in use always run
+  --skip-postgres         leave out the PostgreSQL targets
+  --postgres-url <url>    PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres); the suite creates
+                          and drops the database apikeys_bench on it
+  --profile <t/s>         run one scenario (e.g. sqlite-1m/list-20) with the server under node --cpu-prof; the
+                          profile goes to apps/bench/profiles/ and a summary is printed
+  -h, --help`;
+
+const write = (text: string) => process.stdout.write(`${text}\n`);
+const note = (text: string) => process.stderr.write(`${text}\n`);
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string', default: '50' },
+      sizes: { type: 'string' },
+      only: { type: 'string', multiple: true, default: [] },
+      'skip-postgres': { type: 'boolean', default: false },
+      'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+      profile: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const number = (name: string, text: string | undefined, fallback: number) => {
+    const value = text === undefined ? fallback : Number(text);
+    if (!Number.isFinite(value) || value < 0) {
+      throw new Error(`--${name} must be a non-negative number (got ${JSON.stringify(text)})`);
+    }
+    return value;
+  };
+  const sizes = (values.sizes ?? (values.quick ? '10000,100000' : '10000,1000000')).split(',').map(Number);
+  if (sizes.length !== 2 || sizes.some((size) => !Number.isInteger(size) || size < 1000)) {
+    throw new Error(`--sizes must be two whole numbers ≥ 1000, e.g. 10000,1000000 (got ${values.sizes})`);
+  }
+  return {
+    help: values.help,
+    quick: values.quick,
+    durationSeconds: number('duration', values.duration, values.quick ? 3 : 10),
+    warmupSeconds: number('warmup', values.warmup, values.quick ? 1 : 2),
+    connections: number('connections', values.connections, 50),
+    sizes: sizes as [number, number],
+    only: values.profile ? [values.profile] : values.only,
+    skipPostgres: values['skip-postgres'],
+    postgresUrl: values['postgres-url'],
+    profile: values.profile,
+  };
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions();
+  if (options.help) {
+    write(USAGE);
+    return 0;
+  }
+  const benchDir = fileURLToPath(new URL('..', import.meta.url));
+  const repoRoot = join(benchDir, '../..');
+  const startedAt = new Date().toISOString();
+  const notes: string[] = [];
+
+  let postgres = !options.skipPostgres;
+  if (postgres) {
+    const reachable = await postgresReachable(options.postgresUrl);
+    if (reachable !== true) {
+      postgres = false;
+      notes.push(`PostgreSQL not reachable at ${options.postgresUrl} (${reachable}): its scenarios were skipped`);
+      note(`!! ${notes.at(-1)}`);
+    }
+  }
+  let targets = planTargets({
+    quick: options.quick && !options.profile,
+    sizes: options.sizes,
+    postgres,
+    only: options.only,
+  });
+  let cpuProfileDir: string | undefined;
+  if (options.profile) {
+    const [targetName, scenarioName] = options.profile.split('/');
+    targets = targets
+      .filter((target) => target.kind === 'api' && target.name === targetName)
+      .map((target) => ({ ...target, scenarios: target.scenarios.filter((s) => s.name === scenarioName) }))
+      .filter((target) => target.scenarios.length > 0);
+    if (targets.length === 0) {
+      throw new Error(`--profile ${options.profile}: no such target/scenario (try sqlite-1m/list-20)`);
+    }
+    cpuProfileDir = join(benchDir, 'profiles', startedAt.replace(/[:.]/g, '-'));
+    mkdirSync(cpuProfileDir, { recursive: true });
+  }
+  if (targets.length === 0) {
+    throw new Error(`--only ${options.only.join(' ')}: no scenario matches`);
+  }
+
+  const results: ScenarioResult[] = [];
+  const failures: string[] = [];
+  const clock = performance.now();
+  const elapsed = () => `[${((performance.now() - clock) / 1000).toFixed(0).padStart(4)} s]`;
+  const workDir = mkdtempSync(join(tmpdir(), 'apikeys-bench-'));
+  const load = LoadGenerator.start();
+  let seeds: Awaited<ReturnType<typeof runSuite>>;
+  try {
+    seeds = await runSuite(targets, load, {
+      repoRoot,
+      workDir,
+      connections: options.connections,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      postgresUrl: options.postgresUrl,
+      cpuProfileDir,
+      onProgress: (message) => note(`${elapsed()} ${message}`),
+      onFailure: (message) => {
+        failures.push(message);
+        note(`!!!!! ${message}`);
+      },
+      onResult: (result) => {
+        results.push(result);
+        note(
+          `${elapsed()} ${result.target}/${result.scenario}: ${Math.round(result.requestsPerSecond)} req/s, ` +
+            `p99 ${result.latencyMs.p99.toFixed(1)} ms, ${Math.round(result.serverCpuMicrosPerRequest)} µs CPU/req ` +
+            `(all connections answered after ${result.rampSeconds?.toFixed(1) ?? '> 60'} s)`,
+        );
+        if (result.non2xx + result.errors > 0) {
+          note(
+            `!!!!! ${result.target}/${result.scenario}: ${result.non2xx} non-2xx responses, ${result.errors} errors`,
+          );
+          note(`!!!!! status codes: ${JSON.stringify(result.statusCodes)}`);
+          for (const line of result.failureSamples) {
+            note(`!!!!!   ${line}`);
+          }
+        }
+      },
+    });
+  } finally {
+    load.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+
+  const machine = await describeMachine(postgres ? options.postgresUrl : undefined);
+  const goals = checkGoals(results, seeds, options.sizes);
+  if (options.quick) {
+    notes.push(`quick mode: the larger store has ${options.sizes[1]} keys; the targets are stated for 1,000,000`);
+  }
+  const report: RunReport = {
+    startedAt,
+    mode: options.profile ? 'profile' : options.quick ? 'quick' : 'full',
+    settings: {
+      connections: options.connections,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      sizes: options.sizes,
+    },
+    machine,
+    seeds,
+    results,
+    goals,
+    notes,
+    failures,
+  };
+  const path = writeReport(join(benchDir, 'results'), report);
+
+  write(`\nmachine: ${formatMachine(machine)}`);
+  write(
+    `${options.connections} connections, ${options.durationSeconds} s per scenario after ${options.warmupSeconds} s warm-up\n`,
+  );
+  write(formatResults(results));
+  write(`\nseed times:\n${formatSeeds(seeds)}`);
+  if (!options.profile) {
+    write(`\ntargets of issue 5:\n${formatGoals(goals)}`);
+  }
+  for (const line of notes) {
+    write(`note: ${line}`);
+  }
+  write(`\nresults: ${path}`);
+  if (cpuProfileDir) {
+    // The tsx loader's hooks run on a thread of their own, which writes a small profile too: summarise the largest.
+    const dir = cpuProfileDir;
+    const profiles = readdirSync(dir)
+      .filter((name) => name.endsWith('.cpuprofile'))
+      .map((name) => ({ path: join(dir, name), size: statSync(join(dir, name)).size }))
+      .sort((a, b) => b.size - a.size);
+    for (const [index, profile] of profiles.entries()) {
+      write(`\nprofile${index === 0 ? ' (main thread)' : ''}: ${profile.path}`);
+    }
+    if (profiles[0]) {
+      write(`\n${summarizeProfile(profiles[0].path)}`);
+    }
+  }
+
+  const failed = results.filter((result) => result.non2xx + result.errors > 0);
+  if (failed.length > 0) {
+    note(`\n!!!!! ${failed.length} scenario(s) had non-2xx responses or errors: their figures are not valid`);
+  }
+  for (const failure of failures) {
+    note(`!!!!! ${failure}`);
+  }
+  if (failed.length + failures.length > 0) {
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    note(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,167 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { GoalCheck } from './goals.js';
+import type { ScenarioResult, SeedResult } from './suite.js';
+
+/** The machine a run was measured on. */
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  kernel: string;
+  sqlite: string;
+  postgres: string | null;
+}
+
+/** Everything one run measured, as written to the JSON file. */
+export interface RunReport {
+  startedAt: string;
+  mode: 'full' | 'quick' | 'profile';
+  settings: { connections: number; durationSeconds: number; warmupSeconds: number; sizes: readonly number[] };
+  machine: Machine;
+  seeds: SeedResult[];
+  results: ScenarioResult[];
+  goals: GoalCheck[];
+  notes: string[];
+  /** Scenarios that could not be measured, and why. */
+  failures: string[];
+}
+
+async function postgresVersion(url: string | undefined): Promise<string | null> {
+  if (!url) {
+    return null;
+  }
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    const result = await client.query<{ server_version: string }>('show server_version');
+    return result.rows[0]?.server_version ?? null;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Describes this machine: CPU, cores, memory, Node, kernel, SQLite, and PostgreSQL when one is used. */
+export async function describeMachine(postgresUrl: string | undefined): Promise<Machine> {
+  const memory = new Database(':memory:');
+  const sqlite = (memory.prepare('select sqlite_version() as v').get() as { v: string }).v;
+  memory.close();
+  let kernel = release();
+  try {
+    kernel = execFileSync('uname', ['-srm'], { encoding: 'utf8' }).trim();
+  } catch {
+    // uname is missing: the release alone will do.
+  }
+  return {
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    cores: availableParallelism(),
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    kernel,
+    sqlite,
+    postgres: await postgresVersion(postgresUrl),
+  };
+}
+
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const dec = (value: number, digits: number) => value.toFixed(digits);
+const ratio = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '–' : dec(value, 2));
+
+/** A plain-text table with right-aligned columns except the first two. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+/** The results table, each figure also as a ratio to the two references of the same page size. */
+export function formatResults(results: readonly ScenarioResult[]): string {
+  const reference = (target: string, limit: number) =>
+    results.find((result) => result.target === target && result.referenceLimit === limit && result.keys === null);
+  const rows = results.map((result) => {
+    const http = reference('bare-http', result.referenceLimit);
+    const express = reference('bare-express', result.referenceLimit);
+    const failures = result.non2xx + result.errors;
+    return [
+      result.target,
+      result.scenario,
+      int(result.requestsPerSecond),
+      ratio(http && result.requestsPerSecond / http.requestsPerSecond),
+      ratio(express && result.requestsPerSecond / express.requestsPerSecond),
+      dec(result.latencyMs.p50, 1),
+      dec(result.latencyMs.p99, 1),
+      dec(result.latencyMs.max, 1),
+      int(result.serverCpuMicrosPerRequest),
+      ratio(http && result.serverCpuMicrosPerRequest / http.serverCpuMicrosPerRequest),
+      ratio(express && result.serverCpuMicrosPerRequest / express.serverCpuMicrosPerRequest),
+      result.databaseCpuMicrosPerRequest === null ? '–' : int(result.databaseCpuMicrosPerRequest),
+      int(result.serverPeakRssBytes / 1e6),
+      failures === 0 ? '0' : `${result.non2xx}/${result.errors} !!`,
+    ];
+  });
+  return table(
+    [
+      'target',
+      'scenario',
+      'req/s',
+      'vs http',
+      'vs expr',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'cpu µs/req',
+      'cpu×http',
+      'cpu×expr',
+      'db µs/req',
+      'RSS MB',
+      'non2xx/err',
+    ],
+    rows,
+  );
+}
+
+/** Seed times. */
+export function formatSeeds(seeds: readonly SeedResult[]): string {
+  return table(
+    ['engine', 'keys', 'seconds', 'keys/s'],
+    seeds.map((seed) => [seed.engine, int(seed.keys), dec(seed.seconds, 1), int(seed.keys / seed.seconds)]),
+  );
+}
+
+/** The targets of issue 5 next to the measured figures. */
+export function formatGoals(goals: readonly GoalCheck[]): string {
+  return table(
+    ['status', 'target (issue 5)', 'measured'],
+    goals.map((goal) => [goal.status === 'not met' ? 'NOT MET' : goal.status, goal.goal, goal.measured]),
+  );
+}
+
+/** The machine, in one line. */
+export function formatMachine(machine: Machine): string {
+  const postgres = machine.postgres ? `, PostgreSQL ${machine.postgres}` : '';
+  return (
+    `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB; Node ${machine.node}; ` +
+    `${machine.kernel}; SQLite ${machine.sqlite}${postgres}`
+  );
+}
+
+/** Writes `<timestamp>.json` and `latest.json` into `dir`; returns the timestamped path. */
+export function writeReport(dir: string, report: RunReport): string {
+  mkdirSync(dir, { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const path = join(dir, `${report.startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(path, json);
+  writeFileSync(join(dir, 'latest.json'), json);
+  return path;
+}

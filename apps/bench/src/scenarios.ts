@@ -1,0 +1,100 @@
+const LIST = '/v1/organizations/api_keys';
+const STATUSES = ['active', 'inactive', 'archived'];
+// The seed spreads keys over three workspaces plus the default one (null, not filterable) and five users.
+const WORKSPACES = ['wrkspc_seed0', 'wrkspc_seed1', 'wrkspc_seed2'];
+const USERS = ['user_seed0', 'user_seed1', 'user_seed2', 'user_seed3', 'user_seed4'];
+
+/** One kind of request the suite measures; its requests cycle through `paths`. */
+export interface Scenario {
+  name: string;
+  description: string;
+  method: 'GET' | 'POST';
+  /** The size of the reference page this scenario is compared with. */
+  referenceLimit: 20 | 1000;
+  /** The request paths to cycle through, built from key IDs sampled over the whole collection. */
+  paths(ids: string[]): string[];
+  /** Request body; `%n` becomes a running number so every update changes the key. */
+  bodyTemplate?: string;
+}
+
+const at = <T>(values: readonly T[], i: number): T => values[i % values.length] as T;
+
+/** A list query per sampled ID: `extra(i)` adds the filters of the i-th request, `cursor` the ID as a cursor. */
+function listPaths(cursor: 'after_id' | 'before_id', extra: (i: number) => string = () => '') {
+  return (ids: string[]) => ids.map((id, i) => `${LIST}?limit=20${extra(i)}&${cursor}=${id}`);
+}
+
+const byStatus = (i: number) => `&status=${at(STATUSES, i)}`;
+const byWorkspace = (i: number) => `&workspace_id=${at(WORKSPACES, i)}`;
+const byCreator = (i: number) => `&created_by_user_id=${at(USERS, i)}`;
+const combined = (i: number) => `${byStatus(i)}${byWorkspace(i)}${byCreator(i)}`;
+
+const list = (name: string, description: string, paths: Scenario['paths']): Scenario => ({
+  name,
+  description,
+  method: 'GET',
+  referenceLimit: 20,
+  paths,
+});
+
+/** Every scenario run against the real server, in the order they run (updates last: they write). */
+export const SCENARIOS: readonly Scenario[] = [
+  list('list-20', 'first page, limit=20', () => [`${LIST}?limit=20`]),
+  list('list-100', 'first page, limit=100', () => [`${LIST}?limit=100`]),
+  { ...list('list-1000', 'first page, limit=1000', () => [`${LIST}?limit=1000`]), referenceLimit: 1000 },
+  list('after', 'limit=20, after_id = a sampled key (deep pages over the whole collection)', listPaths('after_id')),
+  list('before', 'limit=20, before_id = a sampled key', listPaths('before_id')),
+  list('status-after', 'status (cycling the 3 values) + after_id', listPaths('after_id', byStatus)),
+  list('workspace-after', 'workspace_id (cycling 3 workspaces) + after_id', listPaths('after_id', byWorkspace)),
+  list('creator-after', 'created_by_user_id (cycling 5 users) + after_id', listPaths('after_id', byCreator)),
+  list('combo-after', 'status + workspace_id + created_by_user_id + after_id', listPaths('after_id', combined)),
+  list('status-before', 'status + before_id', listPaths('before_id', byStatus)),
+  list('workspace-before', 'workspace_id + before_id', listPaths('before_id', byWorkspace)),
+  list('creator-before', 'created_by_user_id + before_id', listPaths('before_id', byCreator)),
+  list('combo-before', 'status + workspace_id + created_by_user_id + before_id', listPaths('before_id', combined)),
+  list('get', 'retrieve one key (cycling sampled keys)', (ids) => ids.map((id) => `${LIST}/${id}`)),
+  {
+    name: 'update',
+    description: 'rename a key, cycling distinct sampled keys',
+    method: 'POST',
+    referenceLimit: 20,
+    paths: (ids) => ids.map((id) => `${LIST}/${id}`),
+    bodyTemplate: '{"name":"bench update %n"}',
+  },
+  {
+    name: 'update-hot',
+    description: 'rename one and the same key over and over',
+    method: 'POST',
+    referenceLimit: 20,
+    paths: (ids) => [`${LIST}/${ids[0] ?? 'apikey_missing'}`],
+    bodyTemplate: '{"name":"bench hot %n"}',
+  },
+];
+
+/** The reference scenarios: the first page of 20 and of 1000 items. */
+export const REFERENCE_SCENARIOS: readonly Scenario[] = [
+  { ...list('list-20', 'precomputed first page, 20 items', () => [`${LIST}?limit=20`]) },
+  { ...list('list-1000', 'precomputed first page, 1000 items', () => [`${LIST}?limit=1000`]), referenceLimit: 1000 },
+];
+
+/**
+ * What quick mode runs on each database, so it stays under two minutes: the main paths on the larger SQLite store,
+ * the cursor paths on the smaller one (for the size ratios), and list, page, get and update on the larger PostgreSQL.
+ */
+export const QUICK_SCENARIOS: Record<'sqlite-small' | 'sqlite-large' | 'postgres-small' | 'postgres-large', string[]> =
+  {
+    'sqlite-small': ['after', 'before', 'combo-after'],
+    'sqlite-large': [
+      'list-20',
+      'list-1000',
+      'after',
+      'before',
+      'status-after',
+      'combo-after',
+      'get',
+      'update',
+      'update-hot',
+    ],
+    'postgres-small': [],
+    'postgres-large': ['list-20', 'after', 'get', 'update'],
+  };

@@ -1,0 +1,222 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadGenerator, LoadResult } from './load.js';
+import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
+import type { Scenario } from './scenarios.js';
+import { type Engine, type SeededDatabase, seedPostgres, seedSqlite } from './seed.js';
+import { type ServerProcess, startServer } from './server-process.js';
+import type { Target } from './targets.js';
+
+/** One measured scenario on one target. CPU figures are the server process's user + system time, all threads. */
+export interface ScenarioResult extends LoadResult {
+  target: string;
+  scenario: string;
+  description: string;
+  engine: Engine | 'reference';
+  keys: number | null;
+  referenceLimit: 20 | 1000;
+  serverCpuMicrosPerRequest: number;
+  /** PostgreSQL's own processes, per request (PostgreSQL targets only). */
+  databaseCpuMicrosPerRequest: number | null;
+  /** Peak RSS during the scenario; since the server started when the kernel cannot reset the peak. */
+  serverPeakRssBytes: number;
+  peakRssScope: 'scenario' | 'process';
+  /** RSS of the server right after it started listening, before any load. */
+  serverStartRssBytes: number;
+  /** A few log lines of failed requests, when there were any. */
+  failureSamples: string[];
+}
+
+export interface SeedResult {
+  engine: Engine;
+  keys: number;
+  seconds: number;
+}
+
+export interface SuiteSettings {
+  repoRoot: string;
+  workDir: string;
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** The PostgreSQL server to create the bench database on (used only when the plan has PostgreSQL targets). */
+  postgresUrl: string;
+  /** Starts every server under `node --cpu-prof` writing here. */
+  cpuProfileDir?: string | undefined;
+  /** Called with each result as soon as it is measured. */
+  onResult(result: ScenarioResult): void;
+  onProgress(message: string): void;
+  /** Called when a scenario cannot be measured (its server died, say); the suite goes on with the next. */
+  onFailure(message: string): void;
+}
+
+/** Log lines of requests that did not end in 2xx (the server's request log has a `status` field). */
+function failedRequestLines(log: string, limit: number): string[] {
+  const lines: string[] = [];
+  for (const line of log.split('\n')) {
+    const match = /"status":(\d{3})/.exec(line);
+    if (match && !match[1]?.startsWith('2')) {
+      lines.push(line);
+      if (lines.length === limit) {
+        break;
+      }
+    }
+  }
+  return lines;
+}
+
+/** Seeds each database once, on first use, and drops them all at the end. */
+class Databases {
+  private readonly seeded = new Map<string, Promise<SeededDatabase>>();
+  readonly seeds: SeedResult[] = [];
+
+  constructor(private readonly settings: SuiteSettings) {}
+
+  get(engine: Engine, keys: number): Promise<SeededDatabase> {
+    const key = `${engine}-${keys}`;
+    let database = this.seeded.get(key);
+    if (!database) {
+      this.settings.onProgress(`seeding ${keys} keys into ${engine}…`);
+      database = (
+        engine === 'sqlite' ? seedSqlite(this.settings.workDir, keys) : seedPostgres(this.settings.postgresUrl, keys)
+      ).then((seeded) => {
+        this.seeds.push({ engine, keys, seconds: seeded.seedSeconds });
+        this.settings.onProgress(`seeded ${keys} keys into ${engine} in ${seeded.seedSeconds.toFixed(1)} s`);
+        return seeded;
+      });
+      this.seeded.set(key, database);
+    }
+    return database;
+  }
+
+  async drop(engine: Engine, keys: number): Promise<void> {
+    const database = this.seeded.get(`${engine}-${keys}`);
+    this.seeded.delete(`${engine}-${keys}`);
+    await (await database?.catch(() => undefined))?.drop();
+  }
+
+  async dropAll(): Promise<void> {
+    for (const database of this.seeded.values()) {
+      await (await database.catch(() => undefined))?.drop();
+    }
+    this.seeded.clear();
+  }
+}
+
+async function measure(
+  target: Target,
+  scenario: Scenario,
+  server: ServerProcess,
+  job: Parameters<LoadGenerator['run']>[0],
+  load: LoadGenerator,
+  startRss: number,
+): Promise<ScenarioResult> {
+  server.takeLog();
+  const postgres = target.kind === 'api' && target.engine === 'postgres';
+  let peakScope: ScenarioResult['peakRssScope'] = 'process';
+  let cpu = 0;
+  let databaseCpu = 0;
+  let peak = 0;
+  const result = await load.run(job, {
+    open() {
+      peakScope = resetPeakRss(server.pid) ? 'scenario' : 'process';
+      cpu = -cpuMicros(server.pid);
+      databaseCpu = postgres ? -postgresCpuMicros() : 0;
+    },
+    close() {
+      cpu += cpuMicros(server.pid);
+      databaseCpu += postgres ? postgresCpuMicros() : 0;
+      peak = peakRssBytes(server.pid);
+    },
+  });
+  const failed = result.non2xx + result.errors > 0 ? failedRequestLines(server.takeLog(), 5) : [];
+  const requests = Math.max(result.requests, 1);
+  return {
+    target: target.name,
+    scenario: scenario.name,
+    description: scenario.description,
+    engine: target.kind === 'api' ? target.engine : 'reference',
+    keys: target.kind === 'api' ? target.keys : null,
+    referenceLimit: scenario.referenceLimit,
+    ...result,
+    serverCpuMicrosPerRequest: cpu / requests,
+    databaseCpuMicrosPerRequest: postgres ? databaseCpu / requests : null,
+    serverPeakRssBytes: peak,
+    peakRssScope: peakScope,
+    serverStartRssBytes: startRss,
+    failureSamples: failed,
+  };
+}
+
+/** Seeds (or finds) the target's data, starts its server, runs its scenarios, stops it. */
+async function runTarget(target: Target, databases: Databases, load: LoadGenerator, settings: SuiteSettings) {
+  const headers: Record<string, string> = { 'vendor-version': '2023-06-01', 'content-type': 'application/json' };
+  let env: Record<string, string>;
+  let ids: string[] = [];
+  if (target.kind === 'reference') {
+    // The references serve the same first 1000 keys the real server lists, so the bodies are the same size.
+    const database = await databases.get('sqlite', 10_000);
+    const itemsFile = join(settings.workDir, 'reference-items.json');
+    writeFileSync(itemsFile, JSON.stringify(database.firstItems));
+    env = { BENCH_PAGE_FILE: itemsFile, PORT: '0', HOST: '127.0.0.1' };
+    headers['x-api-key'] = database.adminSecret;
+  } else {
+    const database = await databases.get(target.engine, target.keys);
+    ids = database.sampleIds;
+    env = { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'info' };
+    headers['x-api-key'] = database.adminSecret;
+  }
+  const logFile = join(settings.workDir, `${target.name}.log`);
+  const server = await startServer(
+    { script: target.script, env, cpuProfileDir: settings.cpuProfileDir },
+    settings.repoRoot,
+    logFile,
+  );
+  const startRss = rssBytes(server.pid);
+  settings.onProgress(
+    `${target.name}: listening at ${server.url} (pid ${server.pid}, RSS ${Math.round(startRss / 1e6)} MB)`,
+  );
+  try {
+    for (const scenario of target.scenarios) {
+      const died = server.exitReason();
+      if (died) {
+        settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
+        continue;
+      }
+      const job = {
+        url: server.url,
+        connections: settings.connections,
+        warmupSeconds: settings.warmupSeconds,
+        durationSeconds: settings.durationSeconds,
+        method: scenario.method,
+        headers,
+        paths: scenario.paths(ids),
+        bodyTemplate: scenario.bodyTemplate,
+      };
+      try {
+        settings.onResult(await measure(target, scenario, server, job, load, startRss));
+      } catch (error) {
+        const reason = server.exitReason() ?? (error instanceof Error ? error.message : String(error));
+        settings.onFailure(`${target.name}/${scenario.name} failed: ${reason}`);
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  if (target.kind === 'api') {
+    await databases.drop(target.engine, target.keys);
+  }
+}
+
+/** Runs every target in order and returns the seed times; results go to `settings.onResult` as they come. */
+export async function runSuite(targets: Target[], load: LoadGenerator, settings: SuiteSettings): Promise<SeedResult[]> {
+  const databases = new Databases(settings);
+  try {
+    for (const target of targets) {
+      await runTarget(target, databases, load, settings);
+    }
+  } finally {
+    await databases.dropAll();
+  }
+  return databases.seeds;
+}
