@@ -14,6 +14,21 @@ describe('microsToRfc3339', () => {
     expect(microsToRfc3339(micros)).toBe(expected);
   });
 
+  it('agrees with Date formatting when consecutive values jump between seconds', () => {
+    // The formatter reuses the date part within a second: alternating seconds must never reuse a stale one.
+    const reference = (micros: number) => {
+      const millis = Math.floor(micros / 1000);
+      return `${new Date(millis).toISOString().slice(0, 23)}${String(micros - millis * 1000).padStart(3, '0')}Z`;
+    };
+    const values = [1_730_332_707_999_999, 1_730_332_708_000_000, 1_730_332_707_000_000, -1, 0, 86_400_000_000];
+    for (let i = 0; i < 2000; i++) {
+      values.push(1_700_000_000_000_000 + ((i * 7_919_993) % 5_000_000_000), -((i * 104_729) % 3_000_000));
+    }
+    for (const micros of values) {
+      expect(microsToRfc3339(micros)).toBe(reference(micros));
+    }
+  });
+
   it('always has exactly six fractional digits and the UTC Z', () => {
     for (let micros = 1_700_000_000_000_000; micros < 1_700_000_000_002_000; micros += 7) {
       expect(microsToRfc3339(micros)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
