@@ -1,5 +1,6 @@
+import { API_KEY_STATUSES as STATUSES } from '@apikeys/store';
+
 const LIST = '/v1/organizations/api_keys';
-const STATUSES = ['active', 'inactive', 'archived'];
 // The seed spreads keys over three workspaces plus the default one (null, not filterable) and five users.
 const WORKSPACES = ['wrkspc_seed0', 'wrkspc_seed1', 'wrkspc_seed2'];
 const USERS = ['user_seed0', 'user_seed1', 'user_seed2', 'user_seed3', 'user_seed4'];

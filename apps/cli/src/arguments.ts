@@ -1,8 +1,6 @@
-import type { ApiKeyStatus } from '@apikeys/api-types';
 import { InvalidArgumentError } from 'commander';
 
-/** Statuses an API key may have, in the order the spec lists them. */
-export const API_KEY_STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
+export { API_KEY_STATUSES } from '@apikeys/store';
 
 const MAX_NAME_LENGTH = 500;
 

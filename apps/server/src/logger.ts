@@ -15,7 +15,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       base: { service: 'apikeys-server' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', '*.secret', 'secret', 'key'],
+        paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]'],
         censor: '[redacted]',
       },
     },

@@ -39,31 +39,31 @@ function answerClientError(logger: Logger) {
   };
 }
 
-/** Servers that are shutting down: their responses close the connection instead of keeping it alive. */
-const stopping = new WeakSet<Server>();
-const responsesInFlight = new WeakMap<Server, Set<ServerResponse>>();
+/** What a shutdown needs to know about a server: whether it is stopping, and the responses still in flight. */
+interface ConnectionState {
+  stopping: boolean;
+  inFlight: Set<ServerResponse>;
+}
+const connectionStates = new WeakMap<Server, ConnectionState>();
 
 /** Starts listening; resolves once the port is bound. Port 0 picks a free port (see `server.address()`). */
 export async function listen(app: Express, options: { port: number; host: string; logger: Logger }): Promise<Server> {
   const server = createServer(app);
-  // During shutdown every response, including those of requests already in flight, ends its connection, so
-  // `server.close()` does not wait for keep-alive connections to time out.
+  const state: ConnectionState = { stopping: false, inFlight: new Set() };
+  connectionStates.set(server, state);
+  // During shutdown every response ends its connection instead of keeping it alive, and each connection that
+  // falls idle is closed, so `server.close()` never waits for a keep-alive timeout.
   server.on('request', (_req, res) => {
-    res.on('finish', () => {
-      if (stopping.has(server)) {
+    state.inFlight.add(res);
+    res.shouldKeepAlive &&= !state.stopping;
+    res.once('finish', () => {
+      state.inFlight.delete(res);
+      if (state.stopping) {
         server.closeIdleConnections();
       }
     });
-    if (stopping.has(server)) {
-      res.shouldKeepAlive = false;
-    }
+    res.once('close', () => state.inFlight.delete(res));
   });
-  const inFlight = new Set<ServerResponse>();
-  server.on('request', (_req, res) => {
-    inFlight.add(res);
-    res.on('close', () => inFlight.delete(res));
-  });
-  responsesInFlight.set(server, inFlight);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.on('clientError', answerClientError(options.logger));
@@ -82,10 +82,13 @@ export async function listen(app: Express, options: { port: number; host: string
  * once and any connection still open after `graceMs`.
  */
 export async function shutdown(server: Server, graceMs: number): Promise<void> {
-  stopping.add(server);
-  for (const res of responsesInFlight.get(server) ?? []) {
-    if (!res.headersSent) {
-      res.shouldKeepAlive = false;
+  const state = connectionStates.get(server);
+  if (state) {
+    state.stopping = true;
+    for (const res of state.inFlight) {
+      if (!res.headersSent) {
+        res.shouldKeepAlive = false;
+      }
     }
   }
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

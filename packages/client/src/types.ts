@@ -26,7 +26,7 @@ export type ApiKeyId = GetApiKey['parameters']['path']['api_key_id'];
 /** The body of a `200` from `getApiKey`. */
 export type GetApiKeyResponse = GetApiKey['responses'][200]['content']['application/json'];
 
-/** The body `updateApiKey` takes: each field omitted or `null` (unchanged) or a value (set). */
+/** The body `updateApiKey` takes: `name` omitted (unchanged) or set; `status` omitted or `null` (unchanged) or set. */
 export type UpdateApiKeyBody = UpdateApiKey['requestBody']['content']['application/json'];
 /** The body of a `200` from `updateApiKey`: the key as updated. */
 export type UpdateApiKeyResponse = UpdateApiKey['responses'][200]['content']['application/json'];

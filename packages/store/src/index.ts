@@ -16,6 +16,7 @@ export { newId, randomBase62 } from './random.js';
 export { hashSecret, SECRET_PREFIX, type SecretKind } from './secrets.js';
 export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
+export { API_KEY_STATUSES } from './statuses.js';
 export type { StoreOptions } from './store-options.js';
 export { microsToRfc3339, nowMicros } from './time.js';
 export type * from './types.js';

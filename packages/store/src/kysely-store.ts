@@ -2,7 +2,7 @@ import type { ApiKey } from '@apikeys/api-types';
 import { type Kysely, Migrator, type Selectable } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import { newId } from './random.js';
-import type { ApiKeysTable, DatabaseSchema } from './schema.js';
+import type { AdminKeysTable, ApiKeysTable, DatabaseSchema } from './schema.js';
 import { hashesEqual, issueSecret } from './secrets.js';
 import { seedRows } from './seed.js';
 import { microsToRfc3339, nowMicros } from './time.js';
@@ -64,13 +64,9 @@ function toApiKey(row: ApiKeyRow): ApiKey {
   };
 }
 
-function toAdminKey(row: {
-  id: string;
-  organization_id: string;
-  name: string;
-  partial_key_hint: string;
-  status: AdminKeyStatus;
-}): AdminKey {
+function toAdminKey(
+  row: Pick<AdminKeysTable, 'id' | 'organization_id' | 'name' | 'partial_key_hint' | 'status'>,
+): AdminKey {
   return {
     id: row.id,
     organizationId: row.organization_id,

@@ -1,11 +1,9 @@
-import type { ApiKeyStatus } from '@apikeys/api-types';
 import { newId } from './random.js';
 import type { ApiKeysTable } from './schema.js';
 import { issueSecret } from './secrets.js';
+import { API_KEY_STATUSES } from './statuses.js';
 import { nowMicros } from './time.js';
 import type { SeedOptions } from './types.js';
-
-const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
 
 /** mulberry32: a small, fast, seedable PRNG. Only the spread of attributes depends on it, never a secret. */
 export function seededRandom(seed: number): () => number {
@@ -42,7 +40,7 @@ export function* seedRows(options: SeedOptions, chunkSize: number): Generator<Ap
       created_by_type: 'user',
       partial_key_hint: issued.hint,
       secret_hash: issued.hash,
-      status: STATUSES[pick(STATUSES.length)] ?? 'active',
+      status: API_KEY_STATUSES[pick(API_KEY_STATUSES.length)] ?? 'active',
       updated_at: createdAt,
     });
     if (chunk.length === chunkSize) {

@@ -96,7 +96,7 @@ function describeItem(item: { path: string; message: string }): string {
 function fromValidatorError(error: ValidatorError, req: Request): AppError {
   switch (error.status) {
     case 404:
-      return new AppError('not_found_error', `no route for ${req.method} ${req.path}`);
+      return noRoute(req);
     case 405: {
       const allow = error.headers?.Allow ?? '';
       return new AppError(
@@ -206,7 +206,12 @@ function sendUnvalidatedServerError(res: Response, requestId: string): void {
     .end(JSON.stringify(toErrorResponse(SERVER_ERROR, requestId)));
 }
 
+/** The 404 of a path (or letter case, or trailing slash) that the spec does not declare. */
+export function noRoute(req: Request): AppError {
+  return new AppError('not_found_error', `no route for ${req.method} ${req.path}`);
+}
+
 /** Answers requests that reached no route (the validator normally answers these first). */
 export function notFound(req: Request, _res: Response, next: NextFunction): void {
-  next(new AppError('not_found_error', `no route for ${req.method} ${req.path}`));
+  next(noRoute(req));
 }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../domain/errors.js';
+import { noRoute } from './errors.js';
 
 /**
  * Refuses a path with a trailing slash as an unknown path. The router matches paths exactly, but the validator's
@@ -8,7 +8,7 @@ import { AppError } from '../domain/errors.js';
  */
 export function rejectTrailingSlash(req: Request, _res: Response, next: NextFunction): void {
   if (req.path.length > 1 && req.path.endsWith('/')) {
-    next(new AppError('not_found_error', `no route for ${req.method} ${req.path}`));
+    next(noRoute(req));
     return;
   }
   next();

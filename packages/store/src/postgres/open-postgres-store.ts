@@ -18,21 +18,8 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-const API_KEY_COLUMNS = [
-  'id',
-  'organization_id',
-  'name',
-  'workspace_id',
-  'created_at',
-  'created_by_id',
-  'created_by_type',
-  'partial_key_hint',
-  'secret_hash',
-  'status',
-  'updated_at',
-] as const satisfies readonly (keyof ApiKeysTable)[];
-
-const COLUMN_TYPES: Record<(typeof API_KEY_COLUMNS)[number], string> = {
+// The PostgreSQL type of every column, keyed by the table type so that a new column fails compilation here.
+const COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
   id: 'text',
   organization_id: 'text',
   name: 'text',
@@ -45,6 +32,7 @@ const COLUMN_TYPES: Record<(typeof API_KEY_COLUMNS)[number], string> = {
   status: 'text',
   updated_at: 'int8',
 };
+const API_KEY_COLUMNS = Object.keys(COLUMN_TYPES) as (keyof ApiKeysTable)[];
 
 // One statement inserts a whole chunk: each column travels as one array parameter and unnest() zips them into rows.
 const BULK_INSERT = `insert into api_keys (${API_KEY_COLUMNS.join(', ')})
