@@ -1,6 +1,7 @@
 import type { ApiKey } from '@apikeys/api-types';
-import { type Kysely, Migrator, type Selectable } from 'kysely';
+import { CompiledQuery, type Kysely, Migrator, type Selectable } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
+import { type PreparedQuery, PreparedQueryCache } from './prepared-query.js';
 import { newId } from './random.js';
 import type { AdminKeysTable, ApiKeysTable, DatabaseSchema } from './schema.js';
 import { hashesEqual, issueSecret } from './secrets.js';
@@ -28,6 +29,12 @@ export interface DialectAdapter {
    * any Kysely transaction. Returns the number of rows inserted.
    */
   insertApiKeyRows(chunks: Iterable<ApiKeysTable[]>): Promise<number>;
+  /**
+   * Runs one statement on its own (autocommit), outside any transaction of the caller, and returns its rows as
+   * arrays of column values in the order of the select or returning list (no row objects: they cost more than the
+   * read itself on large pages). It must report the statement to the store's `onQuery` listener.
+   */
+  queryRows(sql: string, parameters: unknown[]): Promise<unknown[][]>;
   /** Releases the engine's connections. */
   close(): Promise<void>;
 }
@@ -45,23 +52,62 @@ const API_KEY_COLUMNS = [
 
 const ADMIN_KEY_COLUMNS = ['id', 'organization_id', 'name', 'partial_key_hint', 'status', 'secret_hash'] as const;
 
+/** An admin key row as column values, in the order of `ADMIN_KEY_COLUMNS`. */
+type AdminKeyValues = [
+  id: string,
+  organization_id: string,
+  name: string,
+  partial_key_hint: string,
+  status: AdminKeysTable['status'],
+  secret_hash: string,
+];
+
+/** The values a list query takes. */
+type ListSlot =
+  | 'organizationId'
+  | 'status'
+  | 'workspaceId'
+  | 'createdByUserId'
+  | 'anchorCreatedAt'
+  | 'anchorId'
+  | 'limitPlusOne';
+
+/** The values an update takes. */
+type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'updatedAt';
+
 type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>;
 
 // Rows per chunk: large enough to amortize each commit, small enough to keep memory flat for a million keys.
 const SEED_CHUNK_SIZE = 50_000;
 
-/** Maps a row to the API's field names. `created_at` may arrive as a string from drivers that return bigints so. */
-function toApiKey(row: ApiKeyRow): ApiKey {
+/** An API key row as column values, in the order of `API_KEY_COLUMNS`. */
+type ApiKeyValues = [
+  id: string,
+  name: string,
+  workspace_id: string | null,
+  created_at: number | string,
+  created_by_id: string,
+  created_by_type: ApiKeysTable['created_by_type'],
+  partial_key_hint: string | null,
+  status: ApiKeysTable['status'],
+];
+
+/** Maps column values to the API's field names. `created_at` may arrive as a string from drivers that return bigints so. */
+function apiKeyFromValues(values: ApiKeyValues): ApiKey {
   return {
-    id: row.id,
+    id: values[0],
     type: 'api_key',
-    name: row.name,
-    workspace_id: row.workspace_id,
-    created_at: microsToRfc3339(Number(row.created_at)),
-    created_by: { id: row.created_by_id, type: row.created_by_type },
-    partial_key_hint: row.partial_key_hint,
-    status: row.status,
+    name: values[1],
+    workspace_id: values[2],
+    created_at: microsToRfc3339(Number(values[3])),
+    created_by: { id: values[4], type: values[5] },
+    partial_key_hint: values[6],
+    status: values[7],
   };
+}
+
+function toApiKey(row: ApiKeyRow): ApiKey {
+  return apiKeyFromValues(API_KEY_COLUMNS.map((column) => row[column]) as ApiKeyValues);
 }
 
 function toAdminKey(
@@ -81,7 +127,24 @@ export class KyselyStore implements Store {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly adapter: DialectAdapter,
+    private readonly prepared = new PreparedQueryCache(),
   ) {}
+
+  /**
+   * Runs a prepared query and returns its rows as column values. Inside `transaction()` it goes through the
+   * transaction's connection, so that it sees, and belongs to, the transaction.
+   */
+  private async run<Name extends string>(
+    query: PreparedQuery<Name>,
+    values: Readonly<Record<Name, unknown>>,
+  ): Promise<unknown[][]> {
+    const parameters = query.parameters(values);
+    if (this.db.isTransaction) {
+      const { rows } = await this.db.executeQuery(CompiledQuery.raw(query.sql, parameters));
+      return rows.map((row) => Object.values(row as object));
+    }
+    return this.adapter.queryRows(query.sql, parameters);
+  }
 
   /** Brings the schema to the latest migration and returns the names of the migrations it applied. */
   async migrate(): Promise<string[]> {
@@ -97,7 +160,7 @@ export class KyselyStore implements Store {
     if (this.db.isTransaction) {
       return work(this);
     }
-    return this.db.transaction().execute((trx) => work(new KyselyStore(trx, this.adapter)));
+    return this.db.transaction().execute((trx) => work(new KyselyStore(trx, this.adapter, this.prepared)));
   }
 
   async createOrganization(name: string): Promise<Organization> {
@@ -143,21 +206,25 @@ export class KyselyStore implements Store {
   }
 
   async findCredential(secretHash: string): Promise<Credential> {
-    const admin = await this.db
-      .selectFrom('admin_keys')
-      .select(ADMIN_KEY_COLUMNS)
-      .where('secret_hash', '=', secretHash)
-      .executeTakeFirst();
-    if (admin && hashesEqual(admin.secret_hash, secretHash)) {
-      return { kind: 'admin_key', adminKey: toAdminKey(admin) };
+    const adminQuery = this.prepared.get<'hash'>('admin key by hash', (slot) =>
+      this.db.selectFrom('admin_keys').select(ADMIN_KEY_COLUMNS).where('secret_hash', '=', slot('hash')),
+    );
+    const [admin] = await this.run(adminQuery, { hash: secretHash });
+    if (admin) {
+      const [id, organizationId, name, partialKeyHint, status, storedHash] = admin as AdminKeyValues;
+      if (hashesEqual(storedHash, secretHash)) {
+        return { kind: 'admin_key', adminKey: { id, organizationId, name, partialKeyHint, status } };
+      }
     }
-    const apiKey = await this.db
-      .selectFrom('api_keys')
-      .select(['organization_id', 'secret_hash'])
-      .where('secret_hash', '=', secretHash)
-      .executeTakeFirst();
-    if (apiKey && hashesEqual(apiKey.secret_hash, secretHash)) {
-      return { kind: 'api_key', organizationId: apiKey.organization_id };
+    const apiKeyQuery = this.prepared.get<'hash'>('API key by hash', (slot) =>
+      this.db.selectFrom('api_keys').select(['organization_id', 'secret_hash']).where('secret_hash', '=', slot('hash')),
+    );
+    const [apiKey] = await this.run(apiKeyQuery, { hash: secretHash });
+    if (apiKey) {
+      const [organizationId, storedHash] = apiKey as [string, string];
+      if (hashesEqual(storedHash, secretHash)) {
+        return { kind: 'api_key', organizationId };
+      }
     }
     return { kind: 'unknown' };
   }
@@ -191,78 +258,101 @@ export class KyselyStore implements Store {
   }
 
   async getApiKey(organizationId: string, id: string): Promise<ApiKey | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .select(API_KEY_COLUMNS)
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toApiKey(row);
+    const query = this.prepared.get<'organizationId' | 'id'>('API key by id', (slot) =>
+      this.db
+        .selectFrom('api_keys')
+        .select(API_KEY_COLUMNS)
+        .where('organization_id', '=', slot('organizationId'))
+        .where('id', '=', slot('id')),
+    );
+    const [row] = await this.run(query, { organizationId, id });
+    return row && apiKeyFromValues(row as ApiKeyValues);
   }
 
   async listApiKeys({ organizationId, limit, cursor, filters }: ListApiKeysQuery): Promise<ApiKeyPage | undefined> {
-    let anchor: { created_at: number; id: string } | undefined;
+    let anchor: { createdAt: unknown; id: unknown } | undefined;
     if (cursor) {
-      anchor = await this.db
-        .selectFrom('api_keys')
-        .select(['created_at', 'id'])
-        .where('organization_id', '=', organizationId)
-        .where('id', '=', cursor.id)
-        .executeTakeFirst();
-      if (!anchor) {
+      const anchorQuery = this.prepared.get<'organizationId' | 'id'>('API key position by id', (slot) =>
+        this.db
+          .selectFrom('api_keys')
+          .select(['created_at', 'id'])
+          .where('organization_id', '=', slot('organizationId'))
+          .where('id', '=', slot('id')),
+      );
+      const [position] = await this.run(anchorQuery, { organizationId, id: cursor.id });
+      if (!position) {
         return undefined;
       }
+      anchor = { createdAt: position[0], id: position[1] };
     }
 
+    const status = filters?.status;
+    const workspaceId = filters?.workspaceId;
+    const createdByUserId = filters?.createdByUserId;
     // Walking backwards reads the index in ascending order from the cursor, then reverses the page.
     const backwards = cursor?.direction === 'before';
-    const order = backwards ? 'asc' : 'desc';
-    let query = this.db.selectFrom('api_keys').select(API_KEY_COLUMNS).where('organization_id', '=', organizationId);
-    if (filters?.status !== undefined) {
-      query = query.where('status', '=', filters.status);
-    }
-    if (filters?.workspaceId !== undefined) {
-      query = query.where('workspace_id', '=', filters.workspaceId);
-    }
-    if (filters?.createdByUserId !== undefined) {
-      query = query.where('created_by_type', '=', 'user').where('created_by_id', '=', filters.createdByUserId);
-    }
-    if (anchor) {
-      const position = anchor;
-      query = query.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('created_at', 'id'), backwards ? '>' : '<', tuple(position.created_at, position.id)),
-      );
-    }
-    const rows = await query
-      .orderBy('created_at', order)
-      .orderBy('id', order)
-      .limit(limit + 1)
-      .execute();
+    const shape = `API key page:${status !== undefined}:${workspaceId !== undefined}:${createdByUserId !== undefined}:${cursor?.direction}`;
+    const query = this.prepared.get<ListSlot>(shape, (slot) => {
+      const order = backwards ? 'asc' : 'desc';
+      let select = this.db
+        .selectFrom('api_keys')
+        .select(API_KEY_COLUMNS)
+        .where('organization_id', '=', slot('organizationId'));
+      if (status !== undefined) {
+        select = select.where('status', '=', slot('status'));
+      }
+      if (workspaceId !== undefined) {
+        select = select.where('workspace_id', '=', slot('workspaceId'));
+      }
+      if (createdByUserId !== undefined) {
+        select = select.where('created_by_type', '=', 'user').where('created_by_id', '=', slot('createdByUserId'));
+      }
+      if (cursor) {
+        select = select.where(({ eb, refTuple, tuple }) =>
+          eb(refTuple('created_at', 'id'), backwards ? '>' : '<', tuple(slot('anchorCreatedAt'), slot('anchorId'))),
+        );
+      }
+      return select.orderBy('created_at', order).orderBy('id', order).limit(slot('limitPlusOne'));
+    });
+    const rows = await this.run(query, {
+      organizationId,
+      status,
+      workspaceId,
+      createdByUserId,
+      anchorCreatedAt: anchor?.createdAt,
+      anchorId: anchor?.id,
+      limitPlusOne: limit + 1,
+    });
 
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     if (backwards) {
       page.reverse();
     }
-    return { data: page.map(toApiKey), hasMore };
+    return { data: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };
   }
 
   async updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKey | undefined> {
-    if (patch.name === undefined && patch.status === undefined) {
+    const { name, status } = patch;
+    if (name === undefined && status === undefined) {
       return this.getApiKey(organizationId, id);
     }
-    const row = await this.db
-      .updateTable('api_keys')
-      .set({
-        ...(patch.name !== undefined && { name: patch.name }),
-        ...(patch.status !== undefined && { status: patch.status }),
-        updated_at: nowMicros(),
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .returning(API_KEY_COLUMNS)
-      .executeTakeFirst();
-    return row && toApiKey(row);
+    const query = this.prepared.get<UpdateSlot>(
+      `API key update:${name !== undefined}:${status !== undefined}`,
+      (slot) =>
+        this.db
+          .updateTable('api_keys')
+          .set({
+            ...(name !== undefined && { name: slot('name') }),
+            ...(status !== undefined && { status: slot('status') }),
+            updated_at: slot('updatedAt'),
+          })
+          .where('organization_id', '=', slot('organizationId'))
+          .where('id', '=', slot('id'))
+          .returning(API_KEY_COLUMNS),
+    );
+    const [row] = await this.run(query, { organizationId, id, name, status, updatedAt: nowMicros() });
+    return row && apiKeyFromValues(row as ApiKeyValues);
   }
 
   async close(): Promise<void> {

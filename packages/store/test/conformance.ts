@@ -523,6 +523,74 @@ export function describeStoreConformance(
         expect(await store.getApiKey(organizationId, existing.id)).toEqual(existing);
         expect(ids(await listAll(store, organizationId))).toEqual([existing.id]);
       });
+
+      it('every read through the given store sees the transaction’s own writes', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: existing } = await newKey(organizationId, { name: 'before' });
+
+        await store.transaction(async (trx) => {
+          const created = await trx.createApiKey({
+            organizationId,
+            name: 'uncommitted',
+            createdBy: { id: 'user_alice', type: 'user' },
+          });
+          const admin = await trx.createAdminKey({ organizationId, name: 'uncommitted' });
+          const updated = await trx.updateApiKey(organizationId, existing.id, { name: 'after' });
+
+          expect(await trx.getApiKey(organizationId, existing.id)).toEqual(updated);
+          expect((await trx.findCredential(hashSecret(created.secret))).kind).toBe('api_key');
+          expect((await trx.findCredential(hashSecret(admin.secret))).kind).toBe('admin_key');
+          const page = await trx.listApiKeys({ organizationId, limit: 10 });
+          expect(page?.data).toEqual([created.apiKey, updated]);
+          const after = await trx.listApiKeys({
+            organizationId,
+            limit: 10,
+            cursor: { direction: 'after', id: created.apiKey.id },
+          });
+          expect(after?.data).toEqual([updated]);
+        });
+      });
+
+      it('a read outside an open transaction never sees its uncommitted writes', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: existing } = await newKey(organizationId, { name: 'before' });
+        const failure = new Error('abort the transaction');
+        let outsideReads: Promise<unknown[]> | undefined;
+
+        const outcome = store.transaction(async (trx) => {
+          await trx.updateApiKey(organizationId, existing.id, { name: 'uncommitted' });
+          // Started while the update is uncommitted; on SQLite's single connection they wait for the rollback.
+          outsideReads = Promise.all([
+            store.getApiKey(organizationId, existing.id),
+            store.listApiKeys({ organizationId, limit: 10 }).then((page) => page?.data[0]),
+          ]);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          throw failure;
+        });
+
+        await expect(outcome).rejects.toBe(failure);
+        expect(await outsideReads).toEqual([existing, existing]);
+      });
+
+      it('an update outside an open transaction is not rolled back with it', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: inside } = await newKey(organizationId, { name: 'inside' });
+        const { apiKey: outside } = await newKey(organizationId, { name: 'outside' });
+        const failure = new Error('abort the transaction');
+        let outsideUpdate: Promise<unknown> | undefined;
+
+        const outcome = store.transaction(async (trx) => {
+          await trx.updateApiKey(organizationId, inside.id, { name: 'rolled back' });
+          outsideUpdate = store.updateApiKey(organizationId, outside.id, { name: 'committed' });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          throw failure;
+        });
+
+        await expect(outcome).rejects.toBe(failure);
+        expect((await outsideUpdate) as ApiKey).toMatchObject({ id: outside.id, name: 'committed' });
+        expect((await store.getApiKey(organizationId, outside.id))?.name).toBe('committed');
+        expect((await store.getApiKey(organizationId, inside.id))?.name).toBe('inside');
+      });
     });
 
     describe('listing: boundaries', () => {

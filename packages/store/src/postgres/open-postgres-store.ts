@@ -45,7 +45,21 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
   // without a listener the 'error' event would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...queryLog(options.onQuery) });
+  // Each prepared query's SQL gets a statement name, so that every connection parses and plans it once.
+  const statementNames = new Map<string, string>();
+  const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
+    let name = statementNames.get(sql);
+    if (!name) {
+      name = `apikeys_statement_${statementNames.size + 1}`;
+      statementNames.set(sql, name);
+    }
+    options.onQuery?.(sql, parameters);
+    const result = await pool.query<unknown[]>({ name, text: sql, values: parameters, rowMode: 'array' });
+    return result.rows;
+  };
+
   return new KyselyStore(db, {
+    queryRows,
     insertApiKeyRows: async (chunks) => {
       let inserted = 0;
       for (const rows of chunks) {

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { KyselyStore } from '../kysely-store.js';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
 import { queryLog, type StoreOptions } from '../store-options.js';
-import { withStatementCache } from './statement-cache.js';
+import { StatementCache, withStatementCache } from './statement-cache.js';
 
 /** The in-memory database path understood by SQLite. */
 export const SQLITE_MEMORY = ':memory:';
@@ -70,8 +70,24 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
     ...queryLog(options.onQuery),
   });
+
+  // The store's prepared queries run on the statement directly, in raw mode (rows as arrays). Kysely's statements
+  // are cached apart: raw mode is a setting of the statement.
+  const rawStatements = new StatementCache(database, (statement) => statement.raw(true));
+  const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
+    if (database.inTransaction) {
+      // Another caller's transaction is open on the one connection: wait for it through Kysely's connection lock
+      // rather than read its uncommitted writes or write into it.
+      const { rows } = await db.executeQuery(CompiledQuery.raw(sql, parameters));
+      return rows.map((row) => Object.values(row as object));
+    }
+    options.onQuery?.(sql, parameters);
+    return rawStatements.get(sql).all(...parameters) as unknown[][];
+  };
+
   return new KyselyStore(db, {
     insertApiKeyRows: async (chunks) => bulkInsert(chunks),
+    queryRows,
     // Kysely's destroy() closes the better-sqlite3 handle it was given.
     close: async () => {},
   });
