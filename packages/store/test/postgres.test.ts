@@ -1,7 +1,10 @@
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KyselyStore } from '../src/kysely-store.js';
+import { migrationProvider } from '../src/migrations/index.js';
 import { openStore } from '../src/open-store.js';
+import { seededRandom } from '../src/seed.js';
 import type { ApiKeyFilters, PageCursor } from '../src/types.js';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
@@ -104,6 +107,77 @@ describe.runIf(available)('PostgreSQL', () => {
           }
         }
       });
+    });
+  });
+
+  describe('list indexes', () => {
+    it('0002 replaces the list indexes of a database with keys, and its down restores those of 0001', async () => {
+      const database = await createTestDatabase();
+      const db = new Kysely<unknown>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
+      });
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      const store = await openStore({ kind: 'postgres', url: database.url });
+      const indexes = async () =>
+        (
+          await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes
+            where tablename = 'api_keys' order by indexname`.execute(db)
+        ).rows;
+      try {
+        expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
+        const initial = await indexes();
+        await store.seedApiKeys({ organizationId: 'org_default', count: 500, workspaces: 3, users: 4, seed: 3 });
+        const query = { organizationId: 'org_default', limit: 50, filters: { status: 'active' as const } };
+        const page = await store.listApiKeys(query);
+
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        const upgraded = (await indexes()).map((index) => index.indexname);
+        const pageAfterUpgrade = await store.listApiKeys(query);
+        expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
+
+        expect(upgraded.filter((name) => name.startsWith('api_keys_org_'))).toEqual([
+          'api_keys_org_created_covering_idx',
+          'api_keys_org_creator_created_covering_idx',
+          'api_keys_org_status_created_covering_idx',
+          'api_keys_org_workspace_created_covering_idx',
+        ]);
+        expect(pageAfterUpgrade).toEqual(page);
+        expect(await indexes()).toEqual(initial);
+      } finally {
+        await store.close();
+        await db.destroy();
+        await database.drop();
+      }
+    });
+
+    // A B-tree entry holds at most 2704 bytes, and the list indexes carry the name: the longest name the API
+    // accepts, 500 code points of four bytes each, must fit. Random characters, as repeated ones would compress.
+    it('a key named with 500 random four-byte characters fits in the list indexes, created and renamed', async () => {
+      const random = seededRandom(7);
+      const longestName = () =>
+        Array.from({ length: 500 }, () => String.fromCodePoint(0x10000 + Math.floor(random() * 0xf0000))).join('');
+      const { store, cleanup } = await postgresStore();
+      try {
+        await store.migrate();
+        const name = longestName();
+        const { apiKey } = await store.createApiKey({
+          organizationId: 'org_default',
+          name,
+          createdBy: { id: 'user_alice', type: 'user' },
+        });
+        const renamed = await store.updateApiKey('org_default', apiKey.id, { name: longestName() });
+        const page = await store.listApiKeys({
+          organizationId: 'org_default',
+          limit: 1,
+          filters: { status: 'active' },
+        });
+
+        expect(Buffer.byteLength(name)).toBe(2000);
+        expect(renamed?.name).not.toBe(name);
+        expect(page?.data).toEqual([renamed]);
+      } finally {
+        await cleanup?.();
+      }
     });
   });
 });

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KyselyStore } from '../src/kysely-store.js';
+import { migrationProvider } from '../src/migrations/index.js';
 import { openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
 import type { ApiKeyFilters, PageCursor } from '../src/types.js';
 import { describeStoreConformance, type StoreUnderTest } from './conformance.js';
@@ -134,12 +136,13 @@ describe('SQLite durability', () => {
 });
 
 const INDEX_EQUALITIES: Record<string, string> = {
-  api_keys_org_created_idx: 'organization_id=?',
-  api_keys_org_status_created_idx: 'organization_id=? AND status=?',
-  api_keys_org_workspace_created_idx: 'organization_id=? AND workspace_id=?',
-  api_keys_org_creator_created_idx: 'organization_id=? AND created_by_type=? AND created_by_id=?',
+  api_keys_org_created_covering_idx: 'organization_id=?',
+  api_keys_org_status_created_covering_idx: 'organization_id=? AND status=?',
+  api_keys_org_workspace_created_covering_idx: 'organization_id=? AND workspace_id=?',
+  api_keys_org_creator_created_covering_idx: 'organization_id=? AND created_by_type=? AND created_by_id=?',
 };
-const PLAN_STEP = /^SEARCH api_keys USING (?:COVERING )?INDEX (\w+) \((.*)\)$/;
+// A list query reads its page from the index alone, never a table row.
+const PLAN_STEP = /^SEARCH api_keys USING COVERING INDEX (\w+) \((.*)\)$/;
 
 describe.each([
   ['without statistics', false],
@@ -218,5 +221,46 @@ describe.each([
         ]);
       }
     });
+  });
+});
+
+describe('SQLite list index migration', () => {
+  it('0002 replaces the list indexes of a database with keys, and its down restores those of 0001', async () => {
+    const { path, removeDir } = await tempDatabasePath();
+    const database = new Database(path);
+    const migrator = new Migrator({
+      db: new Kysely<unknown>({ dialect: new SqliteDialect({ database }) }),
+      provider: migrationProvider,
+    });
+    const indexes = () =>
+      database
+        .prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'api_keys' order by name")
+        .all() as { name: string; sql: string | null }[];
+    const store = openSqliteStore(path);
+    try {
+      expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
+      const initial = indexes();
+      await store.seedApiKeys({ organizationId: 'org_default', count: 500, workspaces: 3, users: 4, seed: 3 });
+      const query = { organizationId: 'org_default', limit: 50, filters: { status: 'active' as const } };
+      const page = await store.listApiKeys(query);
+
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const upgraded = indexes().map((index) => index.name);
+      const pageAfterUpgrade = await store.listApiKeys(query);
+      expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
+
+      expect(upgraded.filter((name) => name.startsWith('api_keys_org_'))).toEqual([
+        'api_keys_org_created_covering_idx',
+        'api_keys_org_creator_created_covering_idx',
+        'api_keys_org_status_created_covering_idx',
+        'api_keys_org_workspace_created_covering_idx',
+      ]);
+      expect(pageAfterUpgrade).toEqual(page);
+      expect(indexes()).toEqual(initial);
+    } finally {
+      await store.close();
+      database.close();
+      await removeDir();
+    }
   });
 });
