@@ -49,17 +49,18 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
 
   const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true, verify: rejectEmptyBody });
 
-  app.use(assignRequestId);
-  app.use(requestLog(logger));
-  app.use(requireApiVersion(spec.supportedVersions));
-  app.use(authenticate(store));
-  app.use(rejectRepeatedQueryParameters);
-  app.use(rejectTrailingSlash);
+  const api = express.Router({ strict: true, caseSensitive: true });
+  api.use(assignRequestId);
+  api.use(requestLog(logger));
+  api.use(requireApiVersion(spec.supportedVersions));
+  api.use(authenticate(store));
+  api.use(rejectRepeatedQueryParameters);
+  api.use(rejectTrailingSlash);
   // Bodies are read only where an operation can take one; a body sent with GET is ignored.
-  app.use((req: Request, res: Response, next: NextFunction) =>
+  api.use((req: Request, res: Response, next: NextFunction) =>
     METHODS_WITH_BODY.has(req.method) ? parseJson(req, res, next) : next(),
   );
-  app.use(
+  api.use(
     OpenApiValidator.middleware({
       // The validator mutates the document it is given; it gets its own copy.
       apiSpec: structuredClone(spec.document) as never,
@@ -71,16 +72,15 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
       $refParser: { mode: 'dereference' },
     }),
   );
-  app.use(routesFromSpec(spec.document, operationHandlers(new ApiKeysService(store), spec)));
-  app.use(notFound);
-  app.use(handleErrors(logger));
+  api.use(routesFromSpec(spec.document, operationHandlers(new ApiKeysService(store), spec)));
+  api.use(notFound);
+  api.use(handleErrors(logger));
 
   // When the response validator refuses a body that the error handler sends, it passes its error to the `next` it
-  // captured earlier, which by then leads past every handler of `app`. Mounted in an outer app, that error lands
-  // in `lastResort` instead of Express's HTML error page.
-  const outer = express();
-  outer.disable('x-powered-by');
-  outer.use(app);
-  outer.use(lastResort(logger));
-  return outer;
+  // captured earlier, which by then leads past every handler of `api`. That error lands in `lastResort` instead
+  // of Express's HTML error page. (`api` is a router rather than a mounted app: a mounted app swaps the prototypes
+  // of every request and response twice.)
+  app.use(api);
+  app.use(lastResort(logger));
+  return app;
 }

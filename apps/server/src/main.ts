@@ -16,6 +16,8 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ url: `http://${config.host}:${port}` }, 'listening');
+  // Whoever waits for this line (an operator, a supervisor) sees it now rather than with the next buffer.
+  logger.flush();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -24,6 +26,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    logger.flush();
     await shutdown(server, config.shutdownGraceMs);
     await store.close();
     logger.info('stopped');

@@ -217,6 +217,21 @@ describe('the server process', () => {
     }
   });
 
+  it('writes a request log line while it keeps running, not only at exit', async () => {
+    const prepared = await prepareDatabase(directory, 'log-live');
+    const server = await start({ DATABASE_URL: prepared.databaseUrl });
+
+    const response = await fetch(`${server.baseUrl}${LIST}`, {
+      headers: { 'x-api-key': prepared.adminKey, 'vendor-version': API_VERSION },
+    });
+    await response.text();
+
+    // Well within the flush interval of the log buffer (200 ms), never at exit.
+    const line = await server.waitForLine((entry) => entry.msg === 'request', 2000);
+    expect(line).toMatchObject({ request_id: response.headers.get('request-id'), status: 200 });
+    expect(server.child.exitCode).toBeNull();
+  });
+
   it('answers malformed HTTP with a JSON error in the real process too', async () => {
     const prepared = await prepareDatabase(directory, 'malformed');
     const server = await start({ DATABASE_URL: prepared.databaseUrl });
