@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, truncateSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** How to start one HTTP server under test: a TypeScript entry point run with Node and the tsx loader. */
+/** How to start one HTTP server under test: a bundled JavaScript entry point run with plain Node, as in production. */
 export interface ServerCommand {
-  /** Entry point, relative to the repository root. */
+  /** Entry point, relative to the repository root (built by `pnpm bench` before it runs). */
   script: string;
   env: Record<string, string>;
   /** When set, the server runs under `node --cpu-prof` and writes its profile here on exit. */
@@ -24,6 +25,23 @@ export interface ServerProcess {
 }
 
 const START_TIMEOUT_MS = 60_000;
+
+/**
+ * The Node flags of the root `start` script (`node <flags> apps/server/dist/main.js`), read from package.json so
+ * that the bench runs the server exactly as operators do. The references get the same flags, so figures compare.
+ */
+export function startNodeFlags(repoRoot: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const match = /(?:^|&&\s*)node((?:\s+--\S+)*)\s+apps\/server\/dist\/main\.js\b/.exec(scripts.start ?? '');
+  if (!match) {
+    throw new Error(
+      `package.json: the start script must run "node [flags] apps/server/dist/main.js": ${scripts.start}`,
+    );
+  }
+  return match[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+}
 
 /** The URL from the server's `{"msg":"listening","url":...}` log line, once it is there. */
 function listeningUrl(log: string): string | undefined {
@@ -60,11 +78,14 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
  * that it is listening. The log file is opened in append mode so the harness may empty it while the server writes.
  */
 export async function startServer(command: ServerCommand, repoRoot: string, logFile: string): Promise<ServerProcess> {
+  if (!existsSync(join(repoRoot, command.script))) {
+    throw new Error(`${command.script} does not exist: build it first (pnpm bench does, or pnpm build)`);
+  }
   const out = openSync(logFile, 'w');
   closeSync(out);
   const fd = openSync(logFile, 'a');
   const profiling = command.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${command.cpuProfileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', command.script], {
+  const child = spawn(process.execPath, [...startNodeFlags(repoRoot), ...profiling, command.script], {
     cwd: repoRoot,
     env: { ...process.env, ...command.env },
     stdio: ['ignore', fd, 'pipe'],
