@@ -35,7 +35,9 @@ function runJob(job: LoadJob): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
-        url: job.url,
+        // autocannon takes an array of URLs and spreads the connections over them round-robin (lib/url.js,
+        // lib/run.js); its type declarations admit a string only.
+        url: (job.urls.length === 1 ? job.urls[0] : job.urls) as string,
         connections: job.connections,
         // An upper bound: the run is stopped when the window closes.
         duration: job.warmupSeconds + job.durationSeconds + MAX_RAMP_MS / 1000 + 10,

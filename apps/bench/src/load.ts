@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
  * running number.
  */
 export interface LoadJob {
-  url: string;
+  /** The servers to load; with several, the connections are spread over them round-robin. */
+  urls: string[];
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
@@ -51,7 +52,7 @@ export interface MeasuredWindow {
 export class LoadGenerator {
   private constructor(private readonly child: ChildProcess) {}
 
-  /** Starts the load generator process (Node with the tsx loader, like the server). */
+  /** Starts the load generator process (Node with the tsx loader: the harness runs from source). */
   static start(): LoadGenerator {
     const worker = fileURLToPath(new URL('./load-worker.ts', import.meta.url));
     const child = fork(worker, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -21,8 +21,9 @@ import { planTargets } from './targets.js';
 
 const USAGE = `pnpm bench [options]   (pnpm bench:quick = pnpm bench --quick)
 
-Seeds SQLite and PostgreSQL, starts the real server and two references (bare node:http, bare Express) as child
-processes, and drives each with autocannon from another process. Prints a table; writes apps/bench/results/*.json.
+Seeds SQLite and PostgreSQL, starts the real server (one process, and two replicas on PostgreSQL) and three
+references (bare node:http, bare Express, Express with express-openapi-validator) as child processes, and drives
+each with autocannon from another process. Prints a table; writes apps/bench/results/*.json.
 
   --quick                 10k and 100k keys, 3 s per scenario, a subset of scenarios (under two minutes)
   --duration <s>          seconds measured per scenario (full: 10, quick: 3)
@@ -205,7 +206,7 @@ async function main(): Promise<number> {
   }
   write(`\nresults: ${path}`);
   if (cpuProfileDir) {
-    // The tsx loader's hooks run on a thread of their own, which writes a small profile too: summarise the largest.
+    // Summarise the largest profile: the server's main thread (a worker thread, if any, writes a small one too).
     const dir = cpuProfileDir;
     const profiles = readdirSync(dir)
       .filter((name) => name.endsWith('.cpuprofile'))

@@ -27,7 +27,8 @@ export function categoryOf(url: string, functionName: string): string {
   if (plain?.[1]) {
     return plain[1];
   }
-  const own = /\/(apps|packages)\/([^/]+)\/src\//.exec(url);
+  // Sources when run with tsx; the bundle (dist/) holds the server's own code and every @apikeys package.
+  const own = /\/(apps|packages)\/([^/]+)\/(src|dist)\//.exec(url);
   return own ? `${own[1]}/${own[2]} (own code)` : url;
 }
 
@@ -37,7 +38,7 @@ export function fileOf(url: string, functionName: string): string {
   if (pnpm?.[1]) {
     return pnpm[1];
   }
-  const own = /\/((?:apps|packages)\/[^/]+\/src\/.+)$/.exec(url);
+  const own = /\/((?:apps|packages)\/[^/]+\/(?:src|dist)\/.+)$/.exec(url);
   if (own?.[1]) {
     return own[1];
   }
@@ -49,8 +50,8 @@ const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1
 
 /**
  * Summarises a CPU profile: the busiest functions by self time, the self time of each package, and the time under
- * (inclusive: anywhere on the stack) each source file. Idle time is left out of the percentages. Code run through
- * tsx shows line 1 (the profile has no source maps), so own functions are best found by file.
+ * (inclusive: anywhere on the stack) each source file. Idle time is left out of the percentages. The server's own
+ * code is one bundle (apps/server/dist/main.js), so its functions are best found by name.
  */
 export function summarizeProfile(path: string, top = 30): string {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;

@@ -85,13 +85,14 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
-/** The results table, each figure also as a ratio to the two references of the same page size. */
+/** The results table, each figure also as a ratio to the references of the same page size. */
 export function formatResults(results: readonly ScenarioResult[]): string {
   const reference = (target: string, limit: number) =>
     results.find((result) => result.target === target && result.referenceLimit === limit && result.keys === null);
   const rows = results.map((result) => {
     const http = reference('bare-http', result.referenceLimit);
     const express = reference('bare-express', result.referenceLimit);
+    const validator = reference('express-validator', result.referenceLimit);
     const failures = result.non2xx + result.errors;
     return [
       result.target,
@@ -105,6 +106,7 @@ export function formatResults(results: readonly ScenarioResult[]): string {
       int(result.serverCpuMicrosPerRequest),
       ratio(http && result.serverCpuMicrosPerRequest / http.serverCpuMicrosPerRequest),
       ratio(express && result.serverCpuMicrosPerRequest / express.serverCpuMicrosPerRequest),
+      ratio(validator && result.serverCpuMicrosPerRequest / validator.serverCpuMicrosPerRequest),
       result.databaseCpuMicrosPerRequest === null ? '–' : int(result.databaseCpuMicrosPerRequest),
       int(result.serverPeakRssBytes / 1e6),
       failures === 0 ? '0' : `${result.non2xx}/${result.errors} !!`,
@@ -123,6 +125,7 @@ export function formatResults(results: readonly ScenarioResult[]): string {
       'cpu µs/req',
       'cpu×http',
       'cpu×expr',
+      'cpu×val',
       'db µs/req',
       'RSS MB',
       'non2xx/err',

@@ -80,22 +80,26 @@ export const REFERENCE_SCENARIOS: readonly Scenario[] = [
 
 /**
  * What quick mode runs on each database, so it stays under two minutes: the main paths on the larger SQLite store,
- * the cursor paths on the smaller one (for the size ratios), and list, page, get and update on the larger PostgreSQL.
+ * the cursor paths on the smaller one (for the size ratios), list, page, get and update on the larger PostgreSQL, and
+ * update on two PostgreSQL replicas.
  */
-export const QUICK_SCENARIOS: Record<'sqlite-small' | 'sqlite-large' | 'postgres-small' | 'postgres-large', string[]> =
-  {
-    'sqlite-small': ['after', 'before', 'combo-after'],
-    'sqlite-large': [
-      'list-20',
-      'list-1000',
-      'after',
-      'before',
-      'status-after',
-      'combo-after',
-      'get',
-      'update',
-      'update-hot',
-    ],
-    'postgres-small': [],
-    'postgres-large': ['list-20', 'after', 'get', 'update'],
-  };
+export const QUICK_SCENARIOS: Record<
+  'sqlite-small' | 'sqlite-large' | 'postgres-small' | 'postgres-large' | 'postgres-replicas',
+  string[]
+> = {
+  'sqlite-small': ['after', 'before', 'combo-after'],
+  'sqlite-large': [
+    'list-20',
+    'list-1000',
+    'after',
+    'before',
+    'status-after',
+    'combo-after',
+    'get',
+    'update',
+    'update-hot',
+  ],
+  'postgres-small': [],
+  'postgres-large': ['list-20', 'after', 'get', 'update'],
+  'postgres-replicas': ['update'],
+};

@@ -14,14 +14,20 @@ export interface ScenarioResult extends LoadResult {
   description: string;
   engine: Engine | 'reference';
   keys: number | null;
+  /** How many server processes shared the load (replicas of the real server on one PostgreSQL database). */
+  replicas: number;
   referenceLimit: 20 | 1000;
+  /** Summed over the replicas when there are several. */
   serverCpuMicrosPerRequest: number;
   /** PostgreSQL's own processes, per request (PostgreSQL targets only). */
   databaseCpuMicrosPerRequest: number | null;
-  /** Peak RSS during the scenario; since the server started when the kernel cannot reset the peak. */
+  /**
+   * Peak RSS during the scenario (the largest replica's); since the server started when the kernel cannot reset
+   * the peak.
+   */
   serverPeakRssBytes: number;
   peakRssScope: 'scenario' | 'process';
-  /** RSS of the server right after it started listening, before any load. */
+  /** RSS of the server right after it started listening, before any load (the largest replica's). */
   serverStartRssBytes: number;
   /** A few log lines of failed requests, when there were any. */
   failureSamples: string[];
@@ -106,30 +112,37 @@ class Databases {
 async function measure(
   target: Target,
   scenario: Scenario,
-  server: ServerProcess,
+  servers: readonly ServerProcess[],
   job: Parameters<LoadGenerator['run']>[0],
   load: LoadGenerator,
   startRss: number,
 ): Promise<ScenarioResult> {
-  server.takeLog();
+  for (const server of servers) {
+    server.takeLog();
+  }
   const postgres = target.kind === 'api' && target.engine === 'postgres';
+  const serversCpu = () => servers.reduce((sum, server) => sum + cpuMicros(server.pid), 0);
   let peakScope: ScenarioResult['peakRssScope'] = 'process';
   let cpu = 0;
   let databaseCpu = 0;
   let peak = 0;
   const result = await load.run(job, {
     open() {
-      peakScope = resetPeakRss(server.pid) ? 'scenario' : 'process';
-      cpu = -cpuMicros(server.pid);
+      const reset = servers.map((server) => resetPeakRss(server.pid));
+      peakScope = reset.every(Boolean) ? 'scenario' : 'process';
+      cpu = -serversCpu();
       databaseCpu = postgres ? -postgresCpuMicros() : 0;
     },
     close() {
-      cpu += cpuMicros(server.pid);
+      cpu += serversCpu();
       databaseCpu += postgres ? postgresCpuMicros() : 0;
-      peak = peakRssBytes(server.pid);
+      peak = Math.max(...servers.map((server) => peakRssBytes(server.pid)));
     },
   });
-  const failed = result.non2xx + result.errors > 0 ? failedRequestLines(server.takeLog(), 5) : [];
+  const failed =
+    result.non2xx + result.errors > 0
+      ? servers.flatMap((server) => failedRequestLines(server.takeLog(), 5)).slice(0, 5)
+      : [];
   const requests = Math.max(result.requests, 1);
   return {
     target: target.name,
@@ -137,6 +150,7 @@ async function measure(
     description: scenario.description,
     engine: target.kind === 'api' ? target.engine : 'reference',
     keys: target.kind === 'api' ? target.keys : null,
+    replicas: target.kind === 'api' ? target.replicas : 1,
     referenceLimit: scenario.referenceLimit,
     ...result,
     serverCpuMicrosPerRequest: cpu / requests,
@@ -149,7 +163,13 @@ async function measure(
 }
 
 /** Seeds (or finds) the target's data, starts its server, runs its scenarios, stops it. */
-async function runTarget(target: Target, databases: Databases, load: LoadGenerator, settings: SuiteSettings) {
+async function runTarget(
+  target: Target,
+  laterTargets: readonly Target[],
+  databases: Databases,
+  load: LoadGenerator,
+  settings: SuiteSettings,
+) {
   const headers: Record<string, string> = { 'vendor-version': '2023-06-01', 'content-type': 'application/json' };
   let env: Record<string, string>;
   let ids: string[] = [];
@@ -166,25 +186,28 @@ async function runTarget(target: Target, databases: Databases, load: LoadGenerat
     env = { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'info' };
     headers['x-api-key'] = database.adminSecret;
   }
-  const logFile = join(settings.workDir, `${target.name}.log`);
-  const server = await startServer(
-    { script: target.script, env, cpuProfileDir: settings.cpuProfileDir },
-    settings.repoRoot,
-    logFile,
-  );
-  const startRss = rssBytes(server.pid);
-  settings.onProgress(
-    `${target.name}: listening at ${server.url} (pid ${server.pid}, RSS ${Math.round(startRss / 1e6)} MB)`,
-  );
+  const replicas = target.kind === 'api' ? target.replicas : 1;
+  const servers: ServerProcess[] = [];
   try {
+    for (let replica = 0; replica < replicas; replica++) {
+      const logFile = join(settings.workDir, `${target.name}${replicas > 1 ? `-${replica}` : ''}.log`);
+      const command = { script: target.script, env, cpuProfileDir: settings.cpuProfileDir };
+      servers.push(await startServer(command, settings.repoRoot, logFile));
+    }
+    const startRss = Math.max(...servers.map((server) => rssBytes(server.pid)));
+    for (const server of servers) {
+      settings.onProgress(
+        `${target.name}: listening at ${server.url} (pid ${server.pid}, RSS ${Math.round(rssBytes(server.pid) / 1e6)} MB)`,
+      );
+    }
     for (const scenario of target.scenarios) {
-      const died = server.exitReason();
+      const died = servers.map((server) => server.exitReason()).find(Boolean);
       if (died) {
         settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
         continue;
       }
       const job = {
-        url: server.url,
+        urls: servers.map((server) => server.url),
         connections: settings.connections,
         warmupSeconds: settings.warmupSeconds,
         durationSeconds: settings.durationSeconds,
@@ -194,26 +217,33 @@ async function runTarget(target: Target, databases: Databases, load: LoadGenerat
         bodyTemplate: scenario.bodyTemplate,
       };
       try {
-        settings.onResult(await measure(target, scenario, server, job, load, startRss));
+        settings.onResult(await measure(target, scenario, servers, job, load, startRss));
       } catch (error) {
-        const reason = server.exitReason() ?? (error instanceof Error ? error.message : String(error));
+        const reason =
+          servers.map((server) => server.exitReason()).find(Boolean) ??
+          (error instanceof Error ? error.message : String(error));
         settings.onFailure(`${target.name}/${scenario.name} failed: ${reason}`);
       }
     }
   } finally {
-    await server.stop();
+    await Promise.all(servers.map((server) => server.stop()));
   }
-  if (target.kind === 'api') {
+  if (target.kind === 'api' && !laterTargets.some((later) => usesDatabaseOf(later, target))) {
     await databases.drop(target.engine, target.keys);
   }
+}
+
+/** Whether `later` runs on the database seeded for `target` (the replicas share the single server's). */
+function usesDatabaseOf(later: Target, target: Target & { kind: 'api' }): boolean {
+  return later.kind === 'api' && later.engine === target.engine && later.keys === target.keys;
 }
 
 /** Runs every target in order and returns the seed times; results go to `settings.onResult` as they come. */
 export async function runSuite(targets: Target[], load: LoadGenerator, settings: SuiteSettings): Promise<SeedResult[]> {
   const databases = new Databases(settings);
   try {
-    for (const target of targets) {
-      await runTarget(target, databases, load, settings);
+    for (const [index, target] of targets.entries()) {
+      await runTarget(target, targets.slice(index + 1), databases, load, settings);
     }
   } finally {
     await databases.dropAll();

@@ -1,10 +1,25 @@
 import { QUICK_SCENARIOS, REFERENCE_SCENARIOS, SCENARIOS, type Scenario } from './scenarios.js';
 import type { Engine } from './seed.js';
 
-/** A server the suite measures: one of the two references, or the real server on one seeded database. */
+/** The references, cheapest first: every figure of the real server is also printed as a ratio to each. */
+export const REFERENCE_NAMES = ['bare-http', 'bare-express', 'express-validator'] as const;
+export type ReferenceName = (typeof REFERENCE_NAMES)[number];
+
+/**
+ * A server the suite measures: one of the references, or the real server on one seeded database, as one process
+ * or as several replicas sharing the database (the load is spread over them round-robin).
+ */
 export type Target =
-  | { name: 'bare-http' | 'bare-express'; kind: 'reference'; script: string; scenarios: Scenario[] }
-  | { name: string; kind: 'api'; engine: Engine; keys: number; script: string; scenarios: Scenario[] };
+  | { name: ReferenceName; kind: 'reference'; script: string; scenarios: Scenario[] }
+  | {
+      name: string;
+      kind: 'api';
+      engine: Engine;
+      keys: number;
+      replicas: number;
+      script: string;
+      scenarios: Scenario[];
+    };
 
 export interface PlanOptions {
   quick: boolean;
@@ -23,8 +38,18 @@ export function sizeLabel(keys: number): string {
   return keys % 1000 === 0 ? `${keys / 1000}k` : String(keys);
 }
 
-const SERVER_SCRIPT = 'apps/server/src/main.ts';
-const REFERENCES = 'apps/bench/src/references';
+/** The name of the target that runs POSTGRES_REPLICAS servers on the PostgreSQL database of `keys` keys. */
+export function replicasTargetName(keys: number): string {
+  return `postgres-${sizeLabel(keys)}-x${POSTGRES_REPLICAS}`;
+}
+
+// Bundles built by `pnpm bench` before it runs (the server's `build` and this package's), run with plain Node.
+const SERVER_SCRIPT = 'apps/server/dist/main.js';
+const REFERENCES = 'apps/bench/dist/references';
+/** How many replicas of the server share the larger PostgreSQL database in the replicas target. */
+export const POSTGRES_REPLICAS = 2;
+/** What the replicas run: the writes that one server cannot scale past, and a read for comparison. */
+const REPLICA_SCENARIOS = ['list-20', 'update', 'update-hot'];
 
 /** The targets to run, in order, each with the scenarios selected by mode and `--only`. */
 export function planTargets(options: PlanOptions): Target[] {
@@ -41,24 +66,35 @@ export function planTargets(options: PlanOptions): Target[] {
       const name = `${engine}-${sizeLabel(keys)}`;
       const quickNames = options.quick ? QUICK_SCENARIOS[`${engine}-${index === 0 ? 'small' : 'large'}`] : undefined;
       const scenarios = selected(name, SCENARIOS, quickNames);
-      apiTargets.push({ name, kind: 'api', engine, keys, script: SERVER_SCRIPT, scenarios });
+      apiTargets.push({ name, kind: 'api', engine, keys, replicas: 1, script: SERVER_SCRIPT, scenarios });
     }
+  }
+  if (options.postgres) {
+    // PostgreSQL lets several stateless replicas share one database: two of them, on the larger store.
+    const keys = options.sizes[1];
+    const name = replicasTargetName(keys);
+    const quickNames = options.quick ? QUICK_SCENARIOS['postgres-replicas'] : undefined;
+    const scenarios = selected(name, SCENARIOS, quickNames ?? REPLICA_SCENARIOS);
+    apiTargets.push({
+      name,
+      kind: 'api',
+      engine: 'postgres',
+      keys,
+      replicas: POSTGRES_REPLICAS,
+      script: SERVER_SCRIPT,
+      scenarios,
+    });
   }
   // Every figure is compared with the references, so those of the page sizes in use always run.
   const limits = new Set(apiTargets.flatMap((target) => target.scenarios.map((scenario) => scenario.referenceLimit)));
-  const references = (name: 'bare-http' | 'bare-express') =>
-    REFERENCE_SCENARIOS.filter(
+  const references: Target[] = REFERENCE_NAMES.map((name) => ({
+    name,
+    kind: 'reference',
+    script: `${REFERENCES}/${name}.js`,
+    scenarios: REFERENCE_SCENARIOS.filter(
       (scenario) => limits.has(scenario.referenceLimit) || selected(name, [scenario]).length > 0,
-    );
-  const targets: Target[] = [
-    { name: 'bare-http', kind: 'reference', script: `${REFERENCES}/bare-http.ts`, scenarios: references('bare-http') },
-    {
-      name: 'bare-express',
-      kind: 'reference',
-      script: `${REFERENCES}/bare-express.ts`,
-      scenarios: references('bare-express'),
-    },
-    ...apiTargets,
-  ];
+    ),
+  }));
+  const targets = [...references, ...apiTargets];
   return targets.filter((target) => target.scenarios.length > 0);
 }
