@@ -35,6 +35,12 @@ export interface DialectAdapter {
    * read itself on large pages). It must report the statement to the store's `onQuery` listener.
    */
   queryRows(sql: string, parameters: unknown[]): Promise<unknown[][]>;
+  /**
+   * Runs one write statement that returns rows (`returning`), like `queryRows`, except that the engine may commit
+   * it together with other writes issued at about the same time (group commit). It resolves only once the write is
+   * durable, and a write that fails fails alone.
+   */
+  writeRows(sql: string, parameters: unknown[]): Promise<unknown[][]>;
   /** Releases the engine's connections. */
   close(): Promise<void>;
 }
@@ -131,19 +137,23 @@ export class KyselyStore implements Store {
   ) {}
 
   /**
-   * Runs a prepared query and returns its rows as column values. Inside `transaction()` it goes through the
-   * transaction's connection, so that it sees, and belongs to, the transaction.
+   * Runs a prepared query and returns its rows as column values; a `write` goes through the adapter's group commit.
+   * Inside `transaction()` it goes through the transaction's connection, so that it sees, and belongs to, the
+   * transaction.
    */
   private async run<Name extends string>(
     query: PreparedQuery<Name>,
     values: Readonly<Record<Name, unknown>>,
+    kind: 'read' | 'write' = 'read',
   ): Promise<unknown[][]> {
     const parameters = query.parameters(values);
     if (this.db.isTransaction) {
       const { rows } = await this.db.executeQuery(CompiledQuery.raw(query.sql, parameters));
       return rows.map((row) => Object.values(row as object));
     }
-    return this.adapter.queryRows(query.sql, parameters);
+    return kind === 'write'
+      ? this.adapter.writeRows(query.sql, parameters)
+      : this.adapter.queryRows(query.sql, parameters);
   }
 
   /** Brings the schema to the latest migration and returns the names of the migrations it applied. */
@@ -351,7 +361,7 @@ export class KyselyStore implements Store {
           .where('id', '=', slot('id'))
           .returning(API_KEY_COLUMNS),
     );
-    const [row] = await this.run(query, { organizationId, id, name, status, updatedAt: nowMicros() });
+    const [row] = await this.run(query, { organizationId, id, name, status, updatedAt: nowMicros() }, 'write');
     return row && apiKeyFromValues(row as ApiKeyValues);
   }
 

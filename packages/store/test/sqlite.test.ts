@@ -135,6 +135,80 @@ describe('SQLite durability', () => {
   });
 });
 
+describe('SQLite group commit', () => {
+  let path: string;
+  let removeDir: () => Promise<void>;
+  let store: KyselyStore;
+  let side: Database.Database;
+  let organizationId: string;
+  let ids: string[];
+
+  beforeAll(async () => {
+    ({ path, removeDir } = await tempDatabasePath());
+    store = openSqliteStore(path);
+    await store.migrate();
+    organizationId = (await store.createOrganization('group commit')).id;
+    await store.seedApiKeys({ organizationId, count: 200, workspaces: 2, users: 2, seed: 3 });
+    ids = (await store.listApiKeys({ organizationId, limit: 200 }))?.data.map((key) => key.id) ?? [];
+    side = new Database(path);
+  });
+
+  afterAll(async () => {
+    side?.close();
+    await store?.close();
+    await removeDir?.();
+  });
+
+  /** What another connection reads from the file: the names of these keys. */
+  const namesOnDisk = (keyIds: readonly string[]) =>
+    keyIds.map((id) => side.prepare('select name from api_keys where id = ?').pluck().get(id));
+
+  /** Empties the write-ahead log, runs `work`, and returns the number of WAL frames it wrote (its pages written). */
+  async function walFramesOf(work: () => Promise<unknown>): Promise<number> {
+    side.pragma('wal_checkpoint(TRUNCATE)');
+    await work();
+    const [{ log }] = side.pragma('wal_checkpoint(PASSIVE)') as [{ log: number }];
+    return log;
+  }
+
+  it('updates issued together each resolve with their own key, and all of them are on disk', async () => {
+    const keyIds = ids.slice(0, 50);
+    const updated = await Promise.all(
+      keyIds.map((id, i) => store.updateApiKey(organizationId, id, { name: `together ${i}` })),
+    );
+
+    expect(updated.map((key) => [key?.id, key?.name])).toEqual(keyIds.map((id, i) => [id, `together ${i}`]));
+    expect(namesOnDisk(keyIds)).toEqual(keyIds.map((_, i) => `together ${i}`));
+  });
+
+  it('updates issued together are written in one transaction, not one commit each', async () => {
+    const [id = ''] = ids;
+    const one = await walFramesOf(() => store.updateApiKey(organizationId, id, { name: 'alone' }));
+    const twenty = await walFramesOf(() =>
+      Promise.all(Array.from({ length: 20 }, (_, i) => store.updateApiKey(organizationId, id, { name: `hot ${i}` }))),
+    );
+
+    expect(one).toBeGreaterThan(0);
+    // One commit per update would write the same pages twenty times over.
+    expect(twenty).toBeLessThan(2 * one);
+    expect(namesOnDisk([id])).toEqual(['hot 19']);
+  });
+
+  it('an update that fails fails alone: the others issued with it commit', async () => {
+    const [first = '', second = '', third = ''] = ids.slice(60, 63);
+    const outcomes = await Promise.allSettled([
+      store.updateApiKey(organizationId, first, { name: 'kept 1' }),
+      // The status CHECK constraint refuses it (the API validates statuses before they reach the store).
+      store.updateApiKey(organizationId, second, { name: 'refused', status: 'bogus' as never }),
+      store.updateApiKey(organizationId, third, { name: 'kept 3' }),
+    ]);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/CHECK constraint failed/);
+    expect(namesOnDisk([first, second, third])).toEqual(['kept 1', expect.not.stringMatching('refused'), 'kept 3']);
+  });
+});
+
 const INDEX_EQUALITIES: Record<string, string> = {
   api_keys_org_created_covering_idx: 'organization_id=?',
   api_keys_org_status_created_covering_idx: 'organization_id=? AND status=?',

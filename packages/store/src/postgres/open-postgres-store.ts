@@ -60,6 +60,8 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
 
   return new KyselyStore(db, {
     queryRows,
+    // PostgreSQL groups concurrent commits itself (each connection commits on its own, the WAL flush is shared).
+    writeRows: queryRows,
     insertApiKeyRows: async (chunks) => {
       let inserted = 0;
       for (const rows of chunks) {

@@ -5,6 +5,7 @@ import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { KyselyStore } from '../kysely-store.js';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
 import { queryLog, type StoreOptions } from '../store-options.js';
+import { GroupCommit } from './group-commit.js';
 import { StatementCache, withStatementCache } from './statement-cache.js';
 
 /** The in-memory database path understood by SQLite. */
@@ -74,20 +75,25 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
   // The store's prepared queries run on the statement directly, in raw mode (rows as arrays). Kysely's statements
   // are cached apart: raw mode is a setting of the statement.
   const rawStatements = new StatementCache(database, (statement) => statement.raw(true));
+  // Another caller's transaction is open on the one connection: wait for it through Kysely's connection lock
+  // rather than read its uncommitted writes or write into it.
+  const afterTransaction = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
+    const { rows } = await db.executeQuery(CompiledQuery.raw(sql, parameters));
+    return rows.map((row) => Object.values(row as object));
+  };
   const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
     if (database.inTransaction) {
-      // Another caller's transaction is open on the one connection: wait for it through Kysely's connection lock
-      // rather than read its uncommitted writes or write into it.
-      const { rows } = await db.executeQuery(CompiledQuery.raw(sql, parameters));
-      return rows.map((row) => Object.values(row as object));
+      return afterTransaction(sql, parameters);
     }
     options.onQuery?.(sql, parameters);
     return rawStatements.get(sql).all(...parameters) as unknown[][];
   };
+  const groupCommit = new GroupCommit(database, rawStatements, afterTransaction, options.onQuery);
 
   return new KyselyStore(db, {
     insertApiKeyRows: async (chunks) => bulkInsert(chunks),
     queryRows,
+    writeRows: (sql, parameters) => groupCommit.write(sql, parameters),
     // Kysely's destroy() closes the better-sqlite3 handle it was given.
     close: async () => {},
   });
