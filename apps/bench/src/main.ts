@@ -35,8 +35,9 @@ each with autocannon from another process. Prints a table; writes apps/bench/res
   --skip-postgres         leave out the PostgreSQL targets
   --postgres-url <url>    PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres); the suite creates
                           and drops the database apikeys_bench on it
-  --profile <t/s>         run one scenario (e.g. sqlite-1m/list-20) with the server under node --cpu-prof; the
-                          profile goes to apps/bench/profiles/ and a summary is printed
+  --profile <t/s>         run one scenario (e.g. sqlite-1m/list-20, or a reference's: express-validator/list-20)
+                          with its server under node --cpu-prof; the profile goes to apps/bench/profiles/ and a
+                          summary is printed
   -h, --help`;
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
@@ -112,7 +113,7 @@ async function main(): Promise<number> {
   if (options.profile) {
     const [targetName, scenarioName] = options.profile.split('/');
     targets = targets
-      .filter((target) => target.kind === 'api' && target.name === targetName)
+      .filter((target) => target.name === targetName)
       .map((target) => ({ ...target, scenarios: target.scenarios.filter((s) => s.name === scenarioName) }))
       .filter((target) => target.scenarios.length > 0);
     if (targets.length === 0) {
