@@ -111,7 +111,7 @@ describe.runIf(available)('PostgreSQL', () => {
   });
 
   describe('list indexes', () => {
-    it('0002 replaces the list indexes of a database with keys, and its down restores those of 0001', async () => {
+    it('0002 makes the list indexes covering, 0003 narrows them again with room for updates, and down restores each', async () => {
       const database = await createTestDatabase();
       const db = new Kysely<unknown>({
         dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
@@ -123,6 +123,13 @@ describe.runIf(available)('PostgreSQL', () => {
           await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes
             where tablename = 'api_keys' order by indexname`.execute(db)
         ).rows;
+      const listIndexNames = async () =>
+        (await indexes()).map((index) => index.indexname).filter((name) => name.startsWith('api_keys_org_'));
+      const tableOptions = async () =>
+        (
+          await sql<{ options: string[] | null }>`select reloptions as options from pg_class
+          where relname = 'api_keys'`.execute(db)
+        ).rows[0]?.options ?? null;
       try {
         expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
         const initial = await indexes();
@@ -130,22 +137,70 @@ describe.runIf(available)('PostgreSQL', () => {
         const query = { organizationId: 'org_default', limit: 50, filters: { status: 'active' as const } };
         const page = await store.listApiKeys(query);
 
+        expect((await migrator.migrateTo('0002-covering-list-indexes')).error).toBeUndefined();
+        const covering = await listIndexNames();
+        const pageOnCovering = await store.listApiKeys(query);
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
-        const upgraded = (await indexes()).map((index) => index.indexname);
-        const pageAfterUpgrade = await store.listApiKeys(query);
+        const latest = await indexes();
+        const latestOptions = await tableOptions();
+        const pageOnLatest = await store.listApiKeys(query);
+        expect((await migrator.migrateTo('0002-covering-list-indexes')).error).toBeUndefined();
+        const coveringAgain = await listIndexNames();
+        const optionsAfterDown = await tableOptions();
         expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
 
-        expect(upgraded.filter((name) => name.startsWith('api_keys_org_'))).toEqual([
+        expect(covering).toEqual([
           'api_keys_org_created_covering_idx',
           'api_keys_org_creator_created_covering_idx',
           'api_keys_org_status_created_covering_idx',
           'api_keys_org_workspace_created_covering_idx',
         ]);
-        expect(pageAfterUpgrade).toEqual(page);
+        expect(latest).toEqual(initial);
+        expect(latestOptions).toEqual(['fillfactor=85']);
+        expect(coveringAgain).toEqual(covering);
+        expect(optionsAfterDown).toBeNull();
+        expect(pageOnCovering).toEqual(page);
+        expect(pageOnLatest).toEqual(page);
         expect(await indexes()).toEqual(initial);
       } finally {
         await store.close();
         await db.destroy();
+        await database.drop();
+      }
+    });
+
+    it('a rename on the latest schema is a heap-only update: it writes no index entry', async () => {
+      const database = await createTestDatabase();
+      const store = await openStore({ kind: 'postgres', url: database.url });
+      const client = new pg.Client({ connectionString: database.url });
+      try {
+        await store.migrate();
+        await store.seedApiKeys({ organizationId: 'org_default', count: 2000, workspaces: 3, users: 4, seed: 4 });
+        const page = await store.listApiKeys({ organizationId: 'org_default', limit: 100 });
+        for (const [index, key] of (page?.data ?? []).entries()) {
+          await store.updateApiKey('org_default', key.id, { name: `renamed ${index}` });
+        }
+        // A backend reports its statistics when it exits: close the store's connections, then read them.
+        await store.close();
+        await client.connect();
+        const counts = async () =>
+          (
+            await client.query<{ updates: string; hot: string }>(
+              `select n_tup_upd as updates, n_tup_hot_upd as hot from pg_stat_user_tables where relname = 'api_keys'`,
+            )
+          ).rows[0];
+        let seen = await counts();
+        for (let attempt = 0; attempt < 50 && Number(seen?.updates) < 100; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          seen = await counts();
+        }
+
+        expect(page?.data).toHaveLength(100);
+        expect(Number(seen?.updates)).toBe(100);
+        expect(Number(seen?.hot)).toBe(100);
+      } finally {
+        await client.end();
+        await store.close();
         await database.drop();
       }
     });

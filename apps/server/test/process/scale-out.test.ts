@@ -1,6 +1,6 @@
 import type { ApiKey, ApiKeyList, ApiKeyStatus } from '@apikeys/api-types';
 import { type KyselyStore, openStore } from '@apikeys/store';
-import { createTestDatabase, postgresAvailable, type TestDatabase } from '@apikeys/store/testing';
+import { createTestDatabase, migrationProvider, postgresAvailable, type TestDatabase } from '@apikeys/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildServer, startChildServer, stopChildServer, terminateChildServer } from '../support/child-server.js';
 import { API_VERSION } from '../support/harness.js';
@@ -144,7 +144,7 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
 
     expect(new Set(replicas.map((replica) => replica.baseUrl)).size).toBe(2);
     expect(applied).toHaveLength(2);
-    expect(applied).toEqual(expect.arrayContaining([[], ['0001-initial', '0002-covering-list-indexes']]));
+    expect(applied).toEqual(expect.arrayContaining([[], Object.keys(await migrationProvider.getMigrations())]));
     expect(await theStore().migrate()).toEqual([]);
     for (const replica of replicas) {
       const reply = await listKeys(replica, { limit: 1 });

@@ -17,7 +17,7 @@ const FILTERS = {
 };
 
 /** The indexes of 0001: the equality prefix and the page order, nothing more. */
-const NARROW: ListIndex[] = [
+export const NARROW: ListIndex[] = [
   { name: 'api_keys_org_created_idx', filters: FILTERS.none },
   { name: 'api_keys_org_status_created_idx', filters: FILTERS.status },
   { name: 'api_keys_org_workspace_created_idx', filters: FILTERS.workspace },
@@ -25,14 +25,14 @@ const NARROW: ListIndex[] = [
 ];
 
 /** The same prefixes and order, followed by every other column a list page filters on or returns. */
-const COVERING: ListIndex[] = [
+export const COVERING: ListIndex[] = [
   { name: 'api_keys_org_created_covering_idx', filters: FILTERS.none },
   { name: 'api_keys_org_status_created_covering_idx', filters: FILTERS.status },
   { name: 'api_keys_org_workspace_created_covering_idx', filters: FILTERS.workspace },
   { name: 'api_keys_org_creator_created_covering_idx', filters: FILTERS.creator },
 ];
 
-async function createIndexes(db: Kysely<unknown>, indexes: ListIndex[], covering: boolean): Promise<void> {
+export async function createIndexes(db: Kysely<unknown>, indexes: ListIndex[], covering: boolean): Promise<void> {
   for (const { name, filters } of indexes) {
     const trailing = covering ? PAGE_COLUMNS.filter((column) => !filters.includes(column)) : [];
     await db.schema
@@ -43,7 +43,7 @@ async function createIndexes(db: Kysely<unknown>, indexes: ListIndex[], covering
   }
 }
 
-async function dropIndexes(db: Kysely<unknown>, indexes: ListIndex[]): Promise<void> {
+export async function dropIndexes(db: Kysely<unknown>, indexes: ListIndex[]): Promise<void> {
   for (const { name } of indexes) {
     await db.schema.dropIndex(name).execute();
   }
