@@ -3,6 +3,7 @@ import pg from 'pg';
 import { KyselyStore } from '../kysely-store.js';
 import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
 import { queryLog, type StoreOptions } from '../store-options.js';
+import { QueryPipeline } from './query-pipeline.js';
 
 /** Connections in the pool when the operator does not choose. */
 export const DEFAULT_POOL_SIZE = 10;
@@ -38,9 +39,15 @@ const API_KEY_COLUMNS = Object.keys(COLUMN_TYPES) as (keyof ApiKeysTable)[];
 const BULK_INSERT = `insert into api_keys (${API_KEY_COLUMNS.join(', ')})
   select * from unnest(${API_KEY_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`).join(', ')})`;
 
-/** Opens a PostgreSQL store with a connection pool of `poolSize` connections. */
+/**
+ * Opens a PostgreSQL store. The statements of requests (authentication, list, retrieve, update) go through a query
+ * pipeline of up to `poolSize` connections; transactions, migrations and the other operations through a pool of as
+ * many, which closes the connections it no longer uses.
+ */
 export function openPostgresStore(url: string, options: StoreOptions = {}): KyselyStore {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? DEFAULT_POOL_SIZE, types });
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
+  const pipeline = new QueryPipeline({ connectionString: url, types }, poolSize);
   // An idle connection that breaks (a server restart, say) is dropped by the pool and replaced on the next query;
   // without a listener the 'error' event would crash the process.
   pool.on('error', () => {});
@@ -54,13 +61,12 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
       statementNames.set(sql, name);
     }
     options.onQuery?.(sql, parameters);
-    const result = await pool.query<unknown[]>({ name, text: sql, values: parameters, rowMode: 'array' });
-    return result.rows;
+    return pipeline.query({ name, text: sql, values: parameters });
   };
 
   return new KyselyStore(db, {
     queryRows,
-    // PostgreSQL groups concurrent commits itself (each connection commits on its own, the WAL flush is shared).
+    // Each write commits on its own; PostgreSQL shares one WAL flush among the commits of all its connections.
     writeRows: queryRows,
     insertApiKeyRows: async (chunks) => {
       let inserted = 0;
@@ -74,6 +80,6 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
       return inserted;
     },
     // Kysely's destroy() ends the pool it was given.
-    close: async () => {},
+    close: () => pipeline.close(),
   });
 }

@@ -1,0 +1,153 @@
+import pg from 'pg';
+
+/** One statement for the pipeline: named, so that each connection parses and plans it once. */
+export interface PipelinedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+interface PipelineConnection {
+  client: pg.Client;
+  /** Settles once connected; rejects with the reason the connection could not be made. */
+  connected: Promise<void>;
+  /** Whether `connected` has resolved: until then no statement is sent on it, and its socket is not corked. */
+  ready: boolean;
+  /** Statements sent on it (or waiting for it to connect) and not yet answered. */
+  inFlight: number;
+}
+
+/**
+ * Whether an error leaves the connection usable: only an error the server raised for the statement itself does. A
+ * socket error, or a FATAL error (the server shutting down, an administrator terminating the backend), ends the
+ * connection, possibly after more statements were already sent on it.
+ */
+function isStatementError(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.severity === 'ERROR';
+}
+
+/**
+ * A turn opens another connection (below the limit) only when every open one has this many statements in flight.
+ * PostgreSQL runs the statements of one connection one after another, so more connections let a server with more
+ * cores work in parallel; but each connection of its own costs its own writes and wake-ups, and on the 2-core
+ * benchmark machine deep pipelines on few connections did as well or better (docs/benchmarks.md).
+ */
+export const OPEN_ANOTHER_AT = 8;
+
+/** The socket under a pg client. pg keeps it as `connection.stream`, which its own Query class corks the same way. */
+function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefined {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
+    ?.stream;
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
+    ? (stream as { cork(): void; uncork(): void })
+    : undefined;
+}
+
+/**
+ * Runs single statements, each on its own (autocommit), over a few connections in pg's pipeline mode.
+ *
+ * A pooled connection runs one statement per round trip, and each round trip costs a write and a wake-up on both
+ * sides. Here every statement issued during one turn of the event loop goes to the same connection, whose socket is
+ * corked until the end of the turn: under load, the statements of many requests leave in one write, and PostgreSQL
+ * reads them together and answers them in order. Each statement still ends with its own Sync, so it commits or fails
+ * alone, exactly as on a pooled connection.
+ *
+ * Connections are opened as needed, up to `maxConnections`: a turn takes the least busy connection, unless all
+ * are busy enough to open another (`OPEN_ANOTHER_AT`). A connection that breaks fails the statements in flight on it (pg rejects
+ * them) and is replaced by the next turn that needs one.
+ */
+export class QueryPipeline {
+  readonly #connections = new Set<PipelineConnection>();
+  #turnConnection: PipelineConnection | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly clientConfig: pg.ClientConfig,
+    private readonly maxConnections: number,
+  ) {}
+
+  /** Runs one statement and returns its rows as arrays of column values. */
+  async query({ name, text, values }: PipelinedQuery): Promise<unknown[][]> {
+    if (this.#closed) {
+      throw new Error('the store is closed');
+    }
+    const connection = this.#connectionOfThisTurn();
+    connection.inFlight++;
+    try {
+      if (!connection.ready) {
+        await connection.connected;
+      }
+      const result = await connection.client.query<unknown[]>({ name, text, values, rowMode: 'array' });
+      return result.rows;
+    } catch (error) {
+      if (!isStatementError(error)) {
+        this.#retire(connection);
+      }
+      throw error;
+    } finally {
+      connection.inFlight--;
+    }
+  }
+
+  /** Ends every connection once the statements sent on it are answered. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const connections = [...this.#connections];
+    this.#connections.clear();
+    await Promise.all(connections.map(({ client }) => client.end().catch(() => {})));
+  }
+
+  #connectionOfThisTurn(): PipelineConnection {
+    const current = this.#turnConnection;
+    if (current && this.#connections.has(current)) {
+      return current;
+    }
+    const connection = this.#leastBusyOrNew();
+    this.#turnConnection = connection;
+    const socket = connection.ready ? socketOf(connection.client) : undefined;
+    socket?.cork();
+    setImmediate(() => {
+      this.#turnConnection = undefined;
+      socket?.uncork();
+    });
+    return connection;
+  }
+
+  #leastBusyOrNew(): PipelineConnection {
+    let leastBusy: PipelineConnection | undefined;
+    for (const connection of this.#connections) {
+      if (!leastBusy || connection.inFlight < leastBusy.inFlight) {
+        leastBusy = connection;
+      }
+    }
+    if (leastBusy && (leastBusy.inFlight < OPEN_ANOTHER_AT || this.#connections.size >= this.maxConnections)) {
+      return leastBusy;
+    }
+    return this.#open();
+  }
+
+  #open(): PipelineConnection {
+    const client = new pg.Client({ ...this.clientConfig, pipeline: true } as pg.ClientConfig);
+    const connected = client.connect().then(() => {});
+    const connection: PipelineConnection = { client, connected, ready: false, inFlight: 0 };
+    // A broken connection (a server restart, say) errors its statements in flight and leaves the set; without a
+    // listener, its 'error' event would crash the process.
+    client.on('error', () => this.#retire(connection));
+    client.on('end', () => this.#retire(connection));
+    connected.then(
+      () => {
+        connection.ready = true;
+      },
+      () => this.#retire(connection), // the statements waiting for it fail with the reason
+    );
+    this.#connections.add(connection);
+    return connection;
+  }
+
+  /** Takes a connection out of use; the statements already sent on it get their answers or their errors. */
+  #retire(connection: PipelineConnection): void {
+    if (this.#connections.delete(connection)) {
+      connection.client.end().catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import { Socket } from 'node:net';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import pg from 'pg';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { OPEN_ANOTHER_AT, QueryPipeline } from '../src/postgres/query-pipeline.js';
+import { postgresAvailable, TEST_POSTGRES_URL } from '../testing/postgres-available.js';
+
+// In CI this throws when PostgreSQL is unreachable, so these tests are never skipped there.
+const available = await postgresAvailable();
+
+const BACKEND_PID = { name: 'pipeline_test_pid', text: 'select pg_backend_pid()', values: [] };
+const ECHO = { name: 'pipeline_test_echo', text: 'select $1::int as n' };
+const SLEEP = { name: 'pipeline_test_sleep', text: 'select pg_sleep($1::float8 / 1000), pg_backend_pid()' };
+
+describe.runIf(available)('QueryPipeline (PostgreSQL)', () => {
+  let side: pg.Client;
+  const opened: QueryPipeline[] = [];
+  const pipelineOf = (maxConnections: number) => {
+    const pipeline = new QueryPipeline({ connectionString: TEST_POSTGRES_URL }, maxConnections);
+    opened.push(pipeline);
+    return pipeline;
+  };
+  const pidOf = async (pipeline: QueryPipeline) => (await pipeline.query(BACKEND_PID))[0]?.[0] as number;
+
+  beforeAll(async () => {
+    side = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await side.connect();
+    return () => side.end();
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((pipeline) => pipeline.close()));
+  });
+
+  it('answers every statement of one turn with its own rows, all on one connection', async () => {
+    const pipeline = pipelineOf(4);
+    await pidOf(pipeline);
+
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => pipeline.query({ ...ECHO, values: [n] })));
+    const pids = await Promise.all(Array.from({ length: 10 }, () => pidOf(pipeline)));
+
+    expect(answers).toEqual(Array.from({ length: 50 }, (_, n) => [[n]]));
+    expect(new Set(pids).size).toBe(1);
+  });
+
+  it('sends the statements of one turn in one write once connected', async () => {
+    const pipeline = pipelineOf(1);
+    await pidOf(pipeline);
+    const writes = [vi.spyOn(Socket.prototype, '_write'), vi.spyOn(Socket.prototype, '_writev')];
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => pipeline.query({ ...ECHO, values: [n] })));
+
+      expect(answers).toHaveLength(20);
+      expect(writes.reduce((sum, spy) => sum + spy.mock.calls.length, 0)).toBe(1);
+    } finally {
+      for (const spy of writes) {
+        spy.mockRestore();
+      }
+    }
+  });
+
+  it('fails a failing statement alone: the others of its turn, before and after it, succeed', async () => {
+    const pipeline = pipelineOf(1);
+
+    const outcomes = await Promise.allSettled([
+      pipeline.query({ ...ECHO, values: [1] }),
+      pipeline.query({ name: 'pipeline_test_divide', text: 'select 1 / $1::int', values: [0] }),
+      pipeline.query({ ...ECHO, values: [3] }),
+    ]);
+
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: [[1]] });
+    expect(outcomes[1]).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: [[3]] });
+  });
+
+  it('commits each write on its own, even when a later statement of the same turn fails', async () => {
+    const table = `pipeline_test_${process.pid}`;
+    await side.query(`create table ${table} (n int primary key)`);
+    try {
+      const pipeline = pipelineOf(1);
+      const insert = { name: `insert_${table}`, text: `insert into ${table} values ($1) returning n` };
+      const outcomes = await Promise.allSettled([
+        pipeline.query({ ...insert, values: [1] }),
+        pipeline.query({ ...insert, values: [1] }),
+        pipeline.query({ ...insert, values: [2] }),
+      ]);
+      const { rows } = await side.query(`select n from ${table} order by n`);
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(rows).toEqual([{ n: 1 }, { n: 2 }]);
+    } finally {
+      await side.query(`drop table ${table}`);
+    }
+  });
+
+  it(`a turn shares the least busy connection, and opens another only when each has ${OPEN_ANOTHER_AT} statements in flight, up to the limit`, async () => {
+    const sleepers = (pipeline: QueryPipeline, count: number) =>
+      Array.from({ length: count }, () => pipeline.query({ ...SLEEP, values: [20] }));
+    const pidsOf = async (queries: Promise<unknown[][]>[]) =>
+      new Set((await Promise.all(queries)).map((rows) => (rows[0] as [unknown, number])[1]));
+
+    const twoAtMost = pipelineOf(2);
+    const belowTheMark = sleepers(twoAtMost, OPEN_ANOTHER_AT - 1);
+    await nextTurn();
+    const reachingTheMark = sleepers(twoAtMost, 1);
+    await nextTurn();
+    const opening = sleepers(twoAtMost, 1);
+    await nextTurn();
+    const leastBusy = sleepers(twoAtMost, 1);
+    const [first, second] = await Promise.all([
+      pidsOf([...belowTheMark, ...reachingTheMark]),
+      pidsOf([...opening, ...leastBusy]),
+    ]);
+
+    const oneAtMost = pipelineOf(1);
+    const full = sleepers(oneAtMost, OPEN_ANOTHER_AT * 2);
+    await nextTurn();
+    const beyond = sleepers(oneAtMost, 1);
+    const only = await pidsOf([...full, ...beyond]);
+
+    expect(first.size).toBe(1);
+    expect(second.size).toBe(1);
+    expect(second).not.toEqual(first);
+    expect(only.size).toBe(1);
+  });
+
+  it('replaces a connection that breaks: its statement in flight fails, the next one succeeds', async () => {
+    const pipeline = pipelineOf(1);
+    const pid = await pidOf(pipeline);
+
+    const inFlight = pipeline.query({ ...SLEEP, values: [5000] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await side.query('select pg_terminate_backend($1)', [pid]);
+    const failure = await inFlight;
+    const nextPid = await pidOf(pipeline);
+
+    expect(failure).toBeInstanceOf(Error);
+    expect(nextPid).not.toBe(pid);
+  });
+
+  it('an unreachable server fails the statements instead of leaving them waiting', async () => {
+    const pipeline = new QueryPipeline({ connectionString: 'postgres://postgres@127.0.0.1:1/none' }, 2);
+    opened.push(pipeline);
+
+    await expect(pipeline.query({ ...ECHO, values: [1] })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(pipeline.query({ ...ECHO, values: [2] })).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('close() ends its connections once their statements are answered, and refuses new ones', async () => {
+    const pipeline = pipelineOf(2);
+    const pid = await pidOf(pipeline);
+    const answer = pipeline.query({ ...SLEEP, values: [100] });
+
+    await pipeline.close();
+    const { rows } = await side.query('select count(*)::int as n from pg_stat_activity where pid = $1', [pid]);
+
+    expect(await answer).toHaveLength(1);
+    expect(rows).toEqual([{ n: 0 }]);
+    await expect(pipeline.query({ ...ECHO, values: [1] })).rejects.toThrow('the store is closed');
+  });
+});
