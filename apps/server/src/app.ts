@@ -67,6 +67,8 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: true,
       validateSecurity: false,
+      // The spec takes no multipart bodies: no upload middleware on the path of every request.
+      fileUploader: false,
       // Dereferenced schemas avoid the coercion of `$ref` enum parameters as arrays
       // (https://github.com/cdimascio/express-openapi-validator/issues/1119).
       $refParser: { mode: 'dereference' },
