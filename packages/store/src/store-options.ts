@@ -6,6 +6,8 @@ export interface StoreOptions {
   onQuery?: ((sql: string, parameters: readonly unknown[]) => void) | undefined;
   /** Connections in the pool (PostgreSQL; SQLite has one connection). */
   poolSize?: number | undefined;
+  /** Rows per transaction of `seedApiKeys` (each engine has a default tuned for a million keys). */
+  bulkLoadRowsPerCommit?: number | undefined;
 }
 
 /** The Kysely `log` option that reports each query to `onQuery`, or nothing when there is no listener. */

@@ -25,6 +25,12 @@ const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const API_SECRET = /^sk-api-[A-Za-z0-9]{43}$/;
 const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{43}$/;
 const SEED_COUNT = 2000;
+/**
+ * The rows per transaction of `seedApiKeys` that every factory must configure (`bulkLoadRowsPerCommit`), so that
+ * seeding LARGE_SEED_COUNT keys takes several transactions of several chunks each, the last one partial.
+ */
+export const CONFORMANCE_ROWS_PER_COMMIT = 4_000;
+const LARGE_SEED_COUNT = 9_000;
 const OTHER_ORG_SEED_COUNT = 300;
 const PAGE_SIZES = [1, 7, 100] as const;
 const UNKNOWN_ID = 'apikey_000000000000000000000000';
@@ -680,6 +686,24 @@ export function describeStoreConformance(
         expect(new Set(seeded.map((key) => key.created_at)).size).toBe(SEED_COUNT);
         expect(seeded.every((key) => CREATED_AT.test(key.created_at))).toBe(true);
         expect(otherIds).toHaveLength(OTHER_ORG_SEED_COUNT);
+      });
+
+      it('seedApiKeys of more keys than one transaction holds creates every one of them, once', async () => {
+        const organizationId = await newOrganization('large seed');
+
+        const created = await store.seedApiKeys({
+          organizationId,
+          count: LARGE_SEED_COUNT,
+          workspaces: 2,
+          users: 2,
+          seed: 9,
+        });
+        const listed = await listAll(store, organizationId);
+
+        expect(created).toBe(LARGE_SEED_COUNT);
+        expect(listed).toHaveLength(LARGE_SEED_COUNT);
+        expect(new Set(ids(listed)).size).toBe(LARGE_SEED_COUNT);
+        expect(new Set(listed.map((key) => key.name)).size).toBe(LARGE_SEED_COUNT);
       });
 
       it('lists every key of the organization exactly once, newest first, and none of another organization', () => {

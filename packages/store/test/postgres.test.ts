@@ -8,7 +8,7 @@ import { seededRandom } from '../src/seed.js';
 import type { ApiKeyFilters, PageCursor } from '../src/types.js';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
-import { describeStoreConformance, type StoreUnderTest } from './conformance.js';
+import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, type StoreUnderTest } from './conformance.js';
 import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
 
 // In CI this throws when PostgreSQL is unreachable, so these tests are never skipped there.
@@ -17,7 +17,10 @@ const available = await postgresAvailable();
 /** A store on a database of its own; `setCreatedAt` writes through a second connection to create ties. */
 async function postgresStore(options: Parameters<typeof openStore>[1] = {}): Promise<StoreUnderTest> {
   const database = await createTestDatabase();
-  const store = await openStore({ kind: 'postgres', url: database.url }, { poolSize: 4, ...options });
+  const store = await openStore(
+    { kind: 'postgres', url: database.url },
+    { poolSize: 4, bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT, ...options },
+  );
   const side = new pg.Client({ connectionString: database.url });
   await side.connect();
   return {

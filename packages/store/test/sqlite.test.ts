@@ -10,7 +10,7 @@ import type { KyselyStore } from '../src/kysely-store.js';
 import { migrationProvider } from '../src/migrations/index.js';
 import { openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
 import type { ApiKeyFilters, PageCursor } from '../src/types.js';
-import { describeStoreConformance, type StoreUnderTest } from './conformance.js';
+import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, type StoreUnderTest } from './conformance.js';
 import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
 
 const PACKAGE_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -25,7 +25,7 @@ async function openTempFileStore(): Promise<StoreUnderTest> {
   const { path, removeDir } = await tempDatabasePath();
   let side: Database.Database | undefined;
   return {
-    store: openSqliteStore(path),
+    store: openSqliteStore(path, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }),
     async setCreatedAt(apiKeyIds, micros) {
       side ??= new Database(path);
       const update = side.prepare('update api_keys set created_at = ? where id = ?');
@@ -41,9 +41,13 @@ async function openTempFileStore(): Promise<StoreUnderTest> {
   };
 }
 
-describeStoreConformance('SQLite in memory', async () => ({ store: openSqliteStore(SQLITE_MEMORY) }), {
-  equalTimestamps: false,
-});
+describeStoreConformance(
+  'SQLite in memory',
+  async () => ({ store: openSqliteStore(SQLITE_MEMORY, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }) }),
+  {
+    equalTimestamps: false,
+  },
+);
 
 // The file database also runs the tests of equal created_at, written straight into the file.
 describeStoreConformance('SQLite file', openTempFileStore, { equalTimestamps: true });

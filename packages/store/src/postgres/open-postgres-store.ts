@@ -35,6 +35,10 @@ const COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
 };
 const API_KEY_COLUMNS = Object.keys(COLUMN_TYPES) as (keyof ApiKeysTable)[];
 
+// Rows per transaction of a bulk load, unless the options say otherwise: each chunk is a statement, and commits
+// are few.
+const BULK_LOAD_ROWS_PER_COMMIT = 200_000;
+
 // One statement inserts a whole chunk: each column travels as one array parameter and unnest() zips them into rows.
 const BULK_INSERT = `insert into api_keys (${API_KEY_COLUMNS.join(', ')})
   select * from unnest(${API_KEY_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`).join(', ')})`;
@@ -46,6 +50,7 @@ const BULK_INSERT = `insert into api_keys (${API_KEY_COLUMNS.join(', ')})
  */
 export function openPostgresStore(url: string, options: StoreOptions = {}): KyselyStore {
   const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+  const rowsPerCommit = options.bulkLoadRowsPerCommit ?? BULK_LOAD_ROWS_PER_COMMIT;
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
   const pipeline = new QueryPipeline({ connectionString: url, types }, poolSize);
   // An idle connection that breaks (a server restart, say) is dropped by the pool and replaced on the next query;
@@ -68,14 +73,32 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
     queryRows,
     // Each write commits on its own; PostgreSQL shares one WAL flush among the commits of all its connections.
     writeRows: queryRows,
+    // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
     insertApiKeyRows: async (chunks) => {
+      const client = await pool.connect();
       let inserted = 0;
-      for (const rows of chunks) {
-        await pool.query(
-          BULK_INSERT,
-          API_KEY_COLUMNS.map((column) => rows.map((row) => row[column])),
-        );
-        inserted += rows.length;
+      try {
+        await client.query('begin');
+        let uncommitted = 0;
+        for (const rows of chunks) {
+          await client.query(
+            BULK_INSERT,
+            API_KEY_COLUMNS.map((column) => rows.map((row) => row[column])),
+          );
+          inserted += rows.length;
+          uncommitted += rows.length;
+          if (uncommitted >= rowsPerCommit) {
+            await client.query('commit');
+            await client.query('begin');
+            uncommitted = 0;
+          }
+        }
+        await client.query('commit');
+      } catch (error) {
+        await client.query('rollback').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
       }
       return inserted;
     },

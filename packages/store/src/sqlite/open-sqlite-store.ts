@@ -13,6 +13,26 @@ export const SQLITE_MEMORY = ':memory:';
 
 // Page cache during a bulk load, in KiB (a negative cache_size counts KiB): 256 MiB.
 const BULK_LOAD_CACHE_KIB = -262_144;
+// Rows per transaction of a bulk load, unless the options say otherwise. A million keys, with the indexes of 0002:
+// 39 s committing every 50,000 rows, 26 s every 200,000 (and about 30 s in one transaction, whose WAL grows as large
+// as the database).
+const BULK_LOAD_ROWS_PER_COMMIT = 200_000;
+
+// The columns of an inserted row, in the order of the insert's parameters; keyed by the table type, so that a new
+// column fails compilation here.
+const API_KEY_COLUMNS = Object.keys({
+  id: true,
+  organization_id: true,
+  name: true,
+  workspace_id: true,
+  created_at: true,
+  created_by_id: true,
+  created_by_type: true,
+  partial_key_hint: true,
+  secret_hash: true,
+  status: true,
+  updated_at: true,
+} satisfies Record<keyof ApiKeysTable, true>) as (keyof ApiKeysTable)[];
 
 /**
  * Opens (creating if needed) a SQLite database in WAL mode. `synchronous = FULL` makes every commit durable
@@ -28,43 +48,56 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
 
+  const rowsPerCommit = options.bulkLoadRowsPerCommit ?? BULK_LOAD_ROWS_PER_COMMIT;
   // Prepared on first use: the table does not exist until the migrations have run.
-  let insertChunk: ((rows: ApiKeysTable[]) => void) | undefined;
+  let insertRows: ((chunks: Iterator<ApiKeysTable[]>) => { inserted: number; done: boolean }) | undefined;
   const prepareInsert = () => {
-    const insert = database.prepare<ApiKeysTable>(
-      `insert into api_keys (id, organization_id, name, workspace_id, created_at, created_by_id, created_by_type,
-         partial_key_hint, secret_hash, status, updated_at)
-       values (@id, @organization_id, @name, @workspace_id, @created_at, @created_by_id, @created_by_type,
-         @partial_key_hint, @secret_hash, @status, @updated_at)`,
+    const insert = database.prepare<unknown[]>(
+      `insert into api_keys (${API_KEY_COLUMNS.join(', ')}) values (${API_KEY_COLUMNS.map(() => '?').join(', ')})`,
     );
-    return database.transaction((rows: ApiKeysTable[]) => {
-      for (const row of rows) {
-        insert.run(row);
+    // One transaction takes chunks until it holds `rowsPerCommit` rows. Rows go in as each chunk is
+    // generated, so that no chunk outlives the next one.
+    return database.transaction((chunks: Iterator<ApiKeysTable[]>) => {
+      let inserted = 0;
+      while (inserted < rowsPerCommit) {
+        const next = chunks.next();
+        if (next.done) {
+          return { inserted, done: true };
+        }
+        for (const row of next.value) {
+          insert.run(API_KEY_COLUMNS.map((column) => row[column]));
+        }
+        inserted += next.value.length;
       }
+      return { inserted, done: false };
     });
   };
 
   /**
-   * A bulk load writes index pages all over the file: a large page cache keeps them in memory between commits, and
-   * `synchronous = NORMAL` syncs at checkpoints rather than at every chunk (a crash loses at most the chunk in
-   * flight, never an earlier one, and never corrupts). Both settings are restored afterwards.
+   * A bulk load writes index pages all over the file. Large transactions write each page to the WAL once per
+   * commit rather than once per chunk, a large page cache keeps the pages in memory between commits, and
+   * `synchronous = NORMAL` syncs at checkpoints rather than at every commit (a crash loses at most the
+   * transaction in flight, never an earlier one, and never corrupts). Both settings are restored afterwards.
    */
   const bulkInsert = (chunks: Iterable<ApiKeysTable[]>): number => {
-    insertChunk ??= prepareInsert();
+    insertRows ??= prepareInsert();
     const cacheSize = database.pragma('cache_size', { simple: true });
     database.pragma(`cache_size = ${BULK_LOAD_CACHE_KIB}`);
     database.pragma('synchronous = NORMAL');
-    let inserted = 0;
+    let total = 0;
     try {
-      for (const chunk of chunks) {
-        insertChunk(chunk);
-        inserted += chunk.length;
+      const iterator = chunks[Symbol.iterator]();
+      for (;;) {
+        const { inserted, done } = insertRows(iterator);
+        total += inserted;
+        if (done) {
+          return total;
+        }
       }
     } finally {
       database.pragma('synchronous = FULL');
       database.pragma(`cache_size = ${Number(cacheSize)}`);
     }
-    return inserted;
   };
 
   const db = new Kysely<DatabaseSchema>({
