@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
-import type { Scenario } from './scenarios.js';
+import { SCENARIOS, type Scenario } from './scenarios.js';
 import { type Engine, type SeededDatabase, seedPostgres, seedSqlite } from './seed.js';
 import { type ServerProcess, startServer } from './server-process.js';
 import type { Target } from './targets.js';
@@ -95,12 +95,6 @@ class Databases {
     return database;
   }
 
-  async drop(engine: Engine, keys: number): Promise<void> {
-    const database = this.seeded.get(`${engine}-${keys}`);
-    this.seeded.delete(`${engine}-${keys}`);
-    await (await database?.catch(() => undefined))?.drop();
-  }
-
   async dropAll(): Promise<void> {
     for (const database of this.seeded.values()) {
       await (await database.catch(() => undefined))?.drop();
@@ -162,20 +156,24 @@ async function measure(
   };
 }
 
-/** Seeds (or finds) the target's data, starts its server, runs its scenarios, stops it. */
-async function runTarget(
-  target: Target,
-  laterTargets: readonly Target[],
-  databases: Databases,
-  load: LoadGenerator,
-  settings: SuiteSettings,
-) {
+/** A target whose servers are up, with what its requests need. */
+interface RunningTarget {
+  target: Target;
+  servers: ServerProcess[];
+  headers: Record<string, string>;
+  /** Key IDs sampled over the target's database, for the scenarios' paths (none for the references). */
+  ids: string[];
+  startRss: number;
+}
+
+/** Starts the servers of a target on its (already seeded) database. */
+async function startTarget(target: Target, databases: Databases, settings: SuiteSettings): Promise<RunningTarget> {
   const headers: Record<string, string> = { 'vendor-version': '2023-06-01', 'content-type': 'application/json' };
   let env: Record<string, string>;
   let ids: string[] = [];
   if (target.kind === 'reference') {
     // The references serve the same first 1000 keys the real server lists, so the bodies are the same size.
-    const database = await databases.get('sqlite', 10_000);
+    const database = await databases.get('sqlite', REFERENCE_DATABASE_KEYS);
     const itemsFile = join(settings.workDir, 'reference-items.json');
     writeFileSync(itemsFile, JSON.stringify(database.firstItems));
     env = { BENCH_PAGE_FILE: itemsFile, PORT: '0', HOST: '127.0.0.1' };
@@ -194,58 +192,94 @@ async function runTarget(
       const command = { script: target.script, env, cpuProfileDir: settings.cpuProfileDir };
       servers.push(await startServer(command, settings.repoRoot, logFile));
     }
-    const startRss = Math.max(...servers.map((server) => rssBytes(server.pid)));
-    for (const server of servers) {
-      settings.onProgress(
-        `${target.name}: listening at ${server.url} (pid ${server.pid}, RSS ${Math.round(rssBytes(server.pid) / 1e6)} MB)`,
-      );
-    }
-    for (const scenario of target.scenarios) {
-      const died = servers.map((server) => server.exitReason()).find(Boolean);
-      if (died) {
-        settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
-        continue;
-      }
-      const job = {
-        urls: servers.map((server) => server.url),
-        connections: settings.connections,
-        warmupSeconds: settings.warmupSeconds,
-        durationSeconds: settings.durationSeconds,
-        method: scenario.method,
-        headers,
-        paths: scenario.paths(ids),
-        bodyTemplate: scenario.bodyTemplate,
-      };
-      try {
-        settings.onResult(await measure(target, scenario, servers, job, load, startRss));
-      } catch (error) {
-        const reason =
-          servers.map((server) => server.exitReason()).find(Boolean) ??
-          (error instanceof Error ? error.message : String(error));
-        settings.onFailure(`${target.name}/${scenario.name} failed: ${reason}`);
-      }
-    }
-  } finally {
+  } catch (error) {
     await Promise.all(servers.map((server) => server.stop()));
+    throw error;
   }
-  if (target.kind === 'api' && !laterTargets.some((later) => usesDatabaseOf(later, target))) {
-    await databases.drop(target.engine, target.keys);
+  for (const server of servers) {
+    settings.onProgress(
+      `${target.name}: listening at ${server.url} (pid ${server.pid}, RSS ${Math.round(rssBytes(server.pid) / 1e6)} MB)`,
+    );
+  }
+  return { target, servers, headers, ids, startRss: Math.max(...servers.map((server) => rssBytes(server.pid))) };
+}
+
+/** Measures one scenario on one running target; a failure is reported and the suite goes on. */
+async function runScenario(
+  { target, servers, headers, ids, startRss }: RunningTarget,
+  scenario: Scenario,
+  load: LoadGenerator,
+  settings: SuiteSettings,
+): Promise<void> {
+  const died = servers.map((server) => server.exitReason()).find(Boolean);
+  if (died) {
+    settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
+    return;
+  }
+  const job = {
+    urls: servers.map((server) => server.url),
+    connections: settings.connections,
+    warmupSeconds: settings.warmupSeconds,
+    durationSeconds: settings.durationSeconds,
+    method: scenario.method,
+    headers,
+    paths: scenario.paths(ids),
+    bodyTemplate: scenario.bodyTemplate,
+  };
+  try {
+    settings.onResult(await measure(target, scenario, servers, job, load, startRss));
+  } catch (error) {
+    const reason =
+      servers.map((server) => server.exitReason()).find(Boolean) ??
+      (error instanceof Error ? error.message : String(error));
+    settings.onFailure(`${target.name}/${scenario.name} failed: ${reason}`);
   }
 }
 
-/** Whether `later` runs on the database seeded for `target` (the replicas share the single server's). */
-function usesDatabaseOf(later: Target, target: Target & { kind: 'api' }): boolean {
-  return later.kind === 'api' && later.engine === target.engine && later.keys === target.keys;
+/** The keys of the SQLite database whose first page the references serve. */
+const REFERENCE_DATABASE_KEYS = 10_000;
+
+/** The order scenarios run in: that of SCENARIOS (updates last, as they write), references' among them. */
+function scenarioOrder(targets: readonly Target[]): string[] {
+  const names = [...new Set(targets.flatMap((target) => target.scenarios.map((scenario) => scenario.name)))];
+  const rank = (name: string) => {
+    const index = SCENARIOS.findIndex((scenario) => scenario.name === name);
+    return index === -1 ? SCENARIOS.length : index;
+  };
+  return names.sort((a, b) => rank(a) - rank(b));
 }
 
-/** Runs every target in order and returns the seed times; results go to `settings.onResult` as they come. */
+/**
+ * Seeds every database first (seeding must not overlap a measurement), starts every target's servers, then runs
+ * the scenarios one after the other, each on every target that has it, back to back. This machine's speed drifts by
+ * 10-20 % over minutes, so the figures a target compares (a page at 1M keys against the same page at 10k, the server
+ * against the references) are measured within a minute or two of each other, not a quarter of an hour apart. Idle
+ * servers cost nothing meanwhile. Returns the seed times; results go to `settings.onResult` as they come.
+ */
 export async function runSuite(targets: Target[], load: LoadGenerator, settings: SuiteSettings): Promise<SeedResult[]> {
   const databases = new Databases(settings);
+  const running: RunningTarget[] = [];
   try {
-    for (const [index, target] of targets.entries()) {
-      await runTarget(target, targets.slice(index + 1), databases, load, settings);
+    for (const target of targets) {
+      if (target.kind === 'reference') {
+        await databases.get('sqlite', REFERENCE_DATABASE_KEYS);
+      } else {
+        await databases.get(target.engine, target.keys);
+      }
+    }
+    for (const target of targets) {
+      running.push(await startTarget(target, databases, settings));
+    }
+    for (const name of scenarioOrder(targets)) {
+      for (const entry of running) {
+        const scenario = entry.target.scenarios.find((candidate) => candidate.name === name);
+        if (scenario) {
+          await runScenario(entry, scenario, load, settings);
+        }
+      }
     }
   } finally {
+    await Promise.all(running.flatMap((entry) => entry.servers.map((server) => server.stop())));
     await databases.dropAll();
   }
   return databases.seeds;
