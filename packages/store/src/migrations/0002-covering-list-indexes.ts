@@ -17,7 +17,7 @@ const FILTERS = {
 };
 
 /** The indexes of 0001: the equality prefix and the page order, nothing more. */
-export const NARROW: ListIndex[] = [
+const NARROW: ListIndex[] = [
   { name: 'api_keys_org_created_idx', filters: FILTERS.none },
   { name: 'api_keys_org_status_created_idx', filters: FILTERS.status },
   { name: 'api_keys_org_workspace_created_idx', filters: FILTERS.workspace },

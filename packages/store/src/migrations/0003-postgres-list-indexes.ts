@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from '../dialect.js';
-import { COVERING, createIndexes, dropIndexes, NARROW } from './0002-covering-list-indexes.js';
+import { COVERING, createIndexes, dropIndexes } from './0002-covering-list-indexes.js';
 
 /**
  * Share of each table page that PostgreSQL fills on insert. The rest is left for new versions of the page's rows, so
@@ -9,16 +9,39 @@ import { COVERING, createIndexes, dropIndexes, NARROW } from './0002-covering-li
 const API_KEYS_FILLFACTOR = 85;
 
 /**
- * On PostgreSQL only, goes back to the narrow list indexes of 0001 and leaves room in each table page for updates.
+ * The list indexes for PostgreSQL: each leads with the organization and its filter, then the page order, then the
+ * other filter columns. Those trailing columns are index keys, not INCLUDE columns: PostgreSQL checks conditions on
+ * key columns inside the index scan (they show in "Index Cond"), while it checks INCLUDE columns only on the table
+ * row of every entry it reads.
+ */
+const FILTERING: { name: string; columns: string[] }[] = [
+  { name: 'api_keys_org_created_idx', columns: ['organization_id', 'created_at', 'id'] },
+  {
+    name: 'api_keys_org_status_created_filters_idx',
+    columns: ['organization_id', 'status', 'created_at', 'id', 'workspace_id', 'created_by_type', 'created_by_id'],
+  },
+  {
+    name: 'api_keys_org_workspace_created_filters_idx',
+    columns: ['organization_id', 'workspace_id', 'created_at', 'id', 'status', 'created_by_type', 'created_by_id'],
+  },
+  {
+    name: 'api_keys_org_creator_created_filters_idx',
+    columns: ['organization_id', 'created_by_type', 'created_by_id', 'created_at', 'id', 'status', 'workspace_id'],
+  },
+];
+
+/**
+ * On PostgreSQL only, replaces the covering list indexes of 0002 with indexes that hold the filter columns but not
+ * `name`, and leaves room in each table page for updates.
  *
- * The covering indexes of 0002 hold `name` and `status`, the two columns an update changes, so every rename wrote a
- * new entry into each of the four list indexes and, as the row could no longer be updated in place, into the
- * primary key and the secret hash index too: measured with pgbench on 100k keys, 3,056 updates/s with them against
- * 5,761/s without them, and every rename heap-only with this fill factor (a status change still writes the status
- index, which holds the column). PostgreSQL reads the table rows of a page by
- * index order cheaply, and its page times at 1M keys stayed within 1.2× those at 10k on the narrow indexes
- * (docs/benchmarks.md). SQLite keeps the covering indexes: without them its pages filtered on all three filters cost
- * twice as much at 1M keys as at 10k (0002), and its updates meet their target with them.
+ * The covering indexes hold `name`, so every rename wrote a new entry into each of the four list indexes and, as the
+ * row could no longer be updated in place, into the primary key and the secret hash index too. Measured with pgbench
+ * on 100k keys: 3,056 renames/s with them, 5,761/s with the narrow indexes of 0001; with this fill factor every
+ * rename is heap-only. The narrow indexes, though, checked the other filters on the table row of every entry they
+ * read: with all three filters, about twelve table rows per key returned, so that such a page cost three times as
+ * much PostgreSQL CPU at 1M keys as at 10k (docs/benchmarks.md). With the filter columns in the index, a page reads
+ * only the table rows it returns. SQLite keeps the covering indexes of 0002: it has no heap-only updates, and its
+ * renames meet their target with them.
  *
  * The fill factor applies to pages written from now on; existing rows move into such pages as they are updated.
  */
@@ -26,7 +49,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) {
     return;
   }
-  await createIndexes(db, NARROW, false);
+  for (const { name, columns } of FILTERING) {
+    await db.schema.createIndex(name).on('api_keys').columns(columns).execute();
+  }
   await dropIndexes(db, COVERING);
   await sql`alter table api_keys set (fillfactor = ${sql.lit(API_KEYS_FILLFACTOR)})`.execute(db);
 }
@@ -38,5 +63,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   }
   await sql`alter table api_keys reset (fillfactor)`.execute(db);
   await createIndexes(db, COVERING, true);
-  await dropIndexes(db, NARROW);
+  for (const { name } of FILTERING) {
+    await db.schema.dropIndex(name).execute();
+  }
 }
