@@ -34,7 +34,7 @@ each with autocannon from another process. Prints a table; writes apps/bench/res
                           the references of the page sizes in use always run
   --skip-postgres         leave out the PostgreSQL targets
   --postgres-url <url>    PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres); the suite creates
-                          and drops the database apikeys_bench on it
+                          and drops the databases apikeys_bench_<keys> on it
   --profile <t/s>         run one scenario (e.g. sqlite-1m/list-20, or a reference's: express-validator/list-20)
                           with its server under node --cpu-prof; the profile goes to apps/bench/profiles/ and a
                           summary is printed
