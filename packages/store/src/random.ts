@@ -32,11 +32,13 @@ export function randomBase62(length: number): string {
 
 /** `bytes` cryptographically random bytes, hex-encoded. */
 export function randomHex(bytes: number): string {
-  let out = '';
-  for (let i = 0; i < bytes; i++) {
-    out += nextRandomByte().toString(16).padStart(2, '0');
+  if (offset + bytes > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    offset = 0;
   }
-  return out;
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
 }
 
 /** An identifier such as `apikey_` followed by 24 random base62 characters. */

@@ -105,7 +105,7 @@ export interface Store {
 
   createApiKey(input: NewApiKey): Promise<CreatedApiKey>;
   /**
-   * Bulk-creates keys for load and pagination tests; their secrets are discarded. Returns the number created.
+   * Bulk-creates keys for load and pagination tests, with no secret anyone knows. Returns the number created.
    * It commits in chunks and cannot run inside `transaction()`.
    */
   seedApiKeys(options: SeedOptions): Promise<number>;

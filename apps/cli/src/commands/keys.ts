@@ -63,7 +63,7 @@ export function registerKeys(program: Command): Command {
 
   keys
     .command('seed')
-    .description('bulk-create keys for trying out pagination and load (their secrets are discarded)')
+    .description('bulk-create keys for trying out pagination and load (with no secret anyone knows)')
     .requiredOption('--count <n>', 'number of keys to create', parseInteger(1, 10_000_000))
     .option('--org <org_id>', 'organization (default: the default organization)', parseId)
     .option('--workspaces <k>', 'spread keys over K workspaces plus the default one', parseInteger(0, 10_000), 3)
