@@ -22,7 +22,13 @@ export interface Machine {
 export interface RunReport {
   startedAt: string;
   mode: 'full' | 'quick' | 'profile';
-  settings: { connections: number; durationSeconds: number; warmupSeconds: number; sizes: readonly number[] };
+  settings: {
+    connections: number;
+    durationSeconds: number;
+    warmupSeconds: number;
+    firstWarmupSeconds: number;
+    sizes: readonly number[];
+  };
   machine: Machine;
   seeds: SeedResult[];
   results: ScenarioResult[];
