@@ -35,6 +35,21 @@ export interface ApiKeysTable {
   updated_at: Micros;
 }
 
+/** Every column of `api_keys`, in one fixed order (for inserts by position); a new column fails compilation here. */
+export const API_KEYS_TABLE_COLUMNS = Object.keys({
+  id: true,
+  organization_id: true,
+  name: true,
+  workspace_id: true,
+  created_at: true,
+  created_by_id: true,
+  created_by_type: true,
+  partial_key_hint: true,
+  secret_hash: true,
+  status: true,
+  updated_at: true,
+} satisfies Record<keyof ApiKeysTable, true>) as (keyof ApiKeysTable)[];
+
 /** The database as Kysely sees it. */
 export interface DatabaseSchema {
   organizations: OrganizationsTable;

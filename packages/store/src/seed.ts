@@ -1,6 +1,6 @@
 import { newId, randomBase62, randomHex } from './random.js';
 import type { ApiKeysTable } from './schema.js';
-import { SECRET_PREFIX } from './secrets.js';
+import { hintFor, SECRET_PREFIX } from './secrets.js';
 import { API_KEY_STATUSES } from './statuses.js';
 import { nowMicros } from './time.js';
 import type { SeedOptions } from './types.js';
@@ -25,7 +25,8 @@ export function seededRandom(seed: number): () => number {
 function seededSecretFields(): { secret_hash: string; partial_key_hint: string } {
   return {
     secret_hash: randomHex(32),
-    partial_key_hint: `${SECRET_PREFIX.apiKey}${randomBase62(4)}...${randomBase62(4)}`,
+    // The hint of a secret made of the eight random characters a hint shows.
+    partial_key_hint: hintFor(`${SECRET_PREFIX.apiKey}${randomBase62(8)}`, 'apiKey'),
   };
 }
 

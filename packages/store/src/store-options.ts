@@ -6,9 +6,16 @@ export interface StoreOptions {
   onQuery?: ((sql: string, parameters: readonly unknown[]) => void) | undefined;
   /** Connections in the pool (PostgreSQL; SQLite has one connection). */
   poolSize?: number | undefined;
-  /** Rows per transaction of `seedApiKeys` (each engine has a default tuned for a million keys). */
+  /** Rows per transaction of `seedApiKeys` (default: `DEFAULT_BULK_LOAD_ROWS_PER_COMMIT`). */
   bulkLoadRowsPerCommit?: number | undefined;
 }
+
+/**
+ * Rows per transaction of a bulk load, on every engine. Seeding a million keys into SQLite with the indexes of 0002
+ * took 39 s committing every 50,000 rows, 26 s every 200,000, and about 30 s in one transaction, whose WAL grows as
+ * large as the database.
+ */
+export const DEFAULT_BULK_LOAD_ROWS_PER_COMMIT = 200_000;
 
 /** The Kysely `log` option that reports each query to `onQuery`, or nothing when there is no listener. */
 export function queryLog(onQuery: StoreOptions['onQuery']): Pick<KyselyConfig, 'log'> {

@@ -25,6 +25,8 @@ const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const API_SECRET = /^sk-api-[A-Za-z0-9]{43}$/;
 const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{43}$/;
 const SEED_COUNT = 2000;
+/** A seeded key's hint has the shape of a real API key's: prefix, four characters, `...`, four characters. */
+const SEEDED_HINT = /^sk-api-[A-Za-z0-9]{4}\.\.\.[A-Za-z0-9]{4}$/;
 /**
  * The rows per transaction of `seedApiKeys` that every factory must configure (`bulkLoadRowsPerCommit`), so that
  * seeding LARGE_SEED_COUNT keys takes several transactions of several chunks each, the last one partial.
@@ -685,6 +687,7 @@ export function describeStoreConformance(
         expect(seeded.every((key) => key.created_by.type === 'user')).toBe(true);
         expect(new Set(seeded.map((key) => key.created_at)).size).toBe(SEED_COUNT);
         expect(seeded.every((key) => CREATED_AT.test(key.created_at))).toBe(true);
+        expect(seeded.filter((key) => !SEEDED_HINT.test(key.partial_key_hint ?? ''))).toEqual([]);
         expect(otherIds).toHaveLength(OTHER_ORG_SEED_COUNT);
       });
 

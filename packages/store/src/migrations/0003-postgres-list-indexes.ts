@@ -39,8 +39,9 @@ const FILTERING: { name: string; columns: string[] }[] = [
  * on 100k keys: 3,056 renames/s with them, 5,761/s with the narrow indexes of 0001; with this fill factor every
  * rename is heap-only. The narrow indexes, though, checked the other filters on the table row of every entry they
  * read: with all three filters, about twelve table rows per key returned, so that such a page cost three times as
- * much PostgreSQL CPU at 1M keys as at 10k (docs/benchmarks.md). With the filter columns in the index, a page reads
- * only the table rows it returns. SQLite keeps the covering indexes of 0002: it has no heap-only updates, and its
+ * much PostgreSQL CPU at 1M keys as at 10k. With the filter columns in the index, a page reads only the table rows it
+ * returns. (At 1M keys such a page still costs PostgreSQL more than at 10k: those rows lie on as many pages, read at
+ * random, and the table outgrows the buffer cache; docs/benchmarks.md.) SQLite keeps the covering indexes of 0002: it has no heap-only updates, and its
  * renames meet their target with them.
  *
  * The fill factor applies to pages written from now on; existing rows move into such pages as they are updated.

@@ -1,8 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { KyselyStore } from '../kysely-store.js';
-import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
-import { queryLog, type StoreOptions } from '../store-options.js';
+import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
+import { DEFAULT_BULK_LOAD_ROWS_PER_COMMIT, queryLog, type StoreOptions } from '../store-options.js';
 import { QueryPipeline } from './query-pipeline.js';
 
 /** Connections in the pool when the operator does not choose. */
@@ -33,15 +33,10 @@ const COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
   status: 'text',
   updated_at: 'int8',
 };
-const API_KEY_COLUMNS = Object.keys(COLUMN_TYPES) as (keyof ApiKeysTable)[];
-
-// Rows per transaction of a bulk load, unless the options say otherwise: each chunk is a statement, and commits
-// are few.
-const BULK_LOAD_ROWS_PER_COMMIT = 200_000;
 
 // One statement inserts a whole chunk: each column travels as one array parameter and unnest() zips them into rows.
-const BULK_INSERT = `insert into api_keys (${API_KEY_COLUMNS.join(', ')})
-  select * from unnest(${API_KEY_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`).join(', ')})`;
+const BULK_INSERT = `insert into api_keys (${API_KEYS_TABLE_COLUMNS.join(', ')})
+  select * from unnest(${API_KEYS_TABLE_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`).join(', ')})`;
 
 /**
  * Opens a PostgreSQL store. The statements of requests (authentication, list, retrieve, update) go through a query
@@ -50,7 +45,7 @@ const BULK_INSERT = `insert into api_keys (${API_KEY_COLUMNS.join(', ')})
  */
 export function openPostgresStore(url: string, options: StoreOptions = {}): KyselyStore {
   const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
-  const rowsPerCommit = options.bulkLoadRowsPerCommit ?? BULK_LOAD_ROWS_PER_COMMIT;
+  const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
   const pipeline = new QueryPipeline({ connectionString: url, types }, poolSize);
   // An idle connection that breaks (a server restart, say) is dropped by the pool and replaced on the next query;
@@ -83,7 +78,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
         for (const rows of chunks) {
           await client.query(
             BULK_INSERT,
-            API_KEY_COLUMNS.map((column) => rows.map((row) => row[column])),
+            API_KEYS_TABLE_COLUMNS.map((column) => rows.map((row) => row[column])),
           );
           inserted += rows.length;
           uncommitted += rows.length;

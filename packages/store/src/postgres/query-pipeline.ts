@@ -30,7 +30,7 @@ function isStatementError(error: unknown): boolean {
  * A turn opens another connection (below the limit) only when every open one has this many statements in flight.
  * PostgreSQL runs the statements of one connection one after another, so more connections let a server with more
  * cores work in parallel; but each connection of its own costs its own writes and wake-ups, and on the 2-core
- * benchmark machine deep pipelines on few connections did as well or better (docs/benchmarks.md).
+ * benchmark machine deep pipelines on few connections did as well or better.
  */
 export const OPEN_ANOTHER_AT = 8;
 

@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { KyselyStore } from '../kysely-store.js';
-import type { ApiKeysTable, DatabaseSchema } from '../schema.js';
-import { queryLog, type StoreOptions } from '../store-options.js';
+import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
+import { DEFAULT_BULK_LOAD_ROWS_PER_COMMIT, queryLog, type StoreOptions } from '../store-options.js';
 import { GroupCommit } from './group-commit.js';
 import { StatementCache, withStatementCache } from './statement-cache.js';
 
@@ -13,26 +13,6 @@ export const SQLITE_MEMORY = ':memory:';
 
 // Page cache during a bulk load, in KiB (a negative cache_size counts KiB): 256 MiB.
 const BULK_LOAD_CACHE_KIB = -262_144;
-// Rows per transaction of a bulk load, unless the options say otherwise. A million keys, with the indexes of 0002:
-// 39 s committing every 50,000 rows, 26 s every 200,000 (and about 30 s in one transaction, whose WAL grows as large
-// as the database).
-const BULK_LOAD_ROWS_PER_COMMIT = 200_000;
-
-// The columns of an inserted row, in the order of the insert's parameters; keyed by the table type, so that a new
-// column fails compilation here.
-const API_KEY_COLUMNS = Object.keys({
-  id: true,
-  organization_id: true,
-  name: true,
-  workspace_id: true,
-  created_at: true,
-  created_by_id: true,
-  created_by_type: true,
-  partial_key_hint: true,
-  secret_hash: true,
-  status: true,
-  updated_at: true,
-} satisfies Record<keyof ApiKeysTable, true>) as (keyof ApiKeysTable)[];
 
 /**
  * Opens (creating if needed) a SQLite database in WAL mode. `synchronous = FULL` makes every commit durable
@@ -48,12 +28,13 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
 
-  const rowsPerCommit = options.bulkLoadRowsPerCommit ?? BULK_LOAD_ROWS_PER_COMMIT;
+  const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
   // Prepared on first use: the table does not exist until the migrations have run.
   let insertRows: ((chunks: Iterator<ApiKeysTable[]>) => { inserted: number; done: boolean }) | undefined;
   const prepareInsert = () => {
     const insert = database.prepare<unknown[]>(
-      `insert into api_keys (${API_KEY_COLUMNS.join(', ')}) values (${API_KEY_COLUMNS.map(() => '?').join(', ')})`,
+      `insert into api_keys (${API_KEYS_TABLE_COLUMNS.join(', ')})
+       values (${API_KEYS_TABLE_COLUMNS.map(() => '?').join(', ')})`,
     );
     // One transaction takes chunks until it holds `rowsPerCommit` rows. Rows go in as each chunk is
     // generated, so that no chunk outlives the next one.
@@ -65,7 +46,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
           return { inserted, done: true };
         }
         for (const row of next.value) {
-          insert.run(API_KEY_COLUMNS.map((column) => row[column]));
+          insert.run(API_KEYS_TABLE_COLUMNS.map((column) => row[column]));
         }
         inserted += next.value.length;
       }
