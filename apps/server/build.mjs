@@ -47,7 +47,9 @@ const externalPackages = {
         return {
           errors: [
             {
-              text: `${importer} imports ${name}, which is not a dependency of ${packageName}: add it to its package.json so that the bundle can resolve it`,
+              text:
+                `${importer} imports ${name}, which is not a dependency of ${packageName}: ` +
+                'add it to its package.json so that the bundle can resolve it',
             },
           ],
         };

@@ -1,4 +1,4 @@
-import { postgresAvailable } from '@apikeys/store/testing/postgres-available';
+import { postgresAvailable } from '@apikeys/server/testing/postgres-available';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 // The whole HTTP suite runs twice: on SQLite, and once more on PostgreSQL when a server is reachable (in CI it must

@@ -27,7 +27,8 @@ each with autocannon from another process. Prints a table; writes apps/bench/res
 
   --quick                 10k and 100k keys, 2 s per scenario, a subset of scenarios (under two minutes)
   --duration <s>          seconds measured per scenario (full: 10, quick: 2)
-  --warmup <s>            unmeasured seconds of the same load before each scenario (full: 4, quick: 1); longer until every connection has had a response
+  --warmup <s>            unmeasured seconds of the same load before each scenario (full: 4, quick: 1); longer
+                          until every connection has had a response
   --first-warmup <s>      the same before each server's first scenario, while V8 optimizes its code (full: 8, quick: 4)
   --connections <n>       autocannon connections (50)
   --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)

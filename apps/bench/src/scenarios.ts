@@ -1,4 +1,4 @@
-import { API_KEY_STATUSES as STATUSES } from '@apikeys/store';
+import { API_KEY_STATUSES as STATUSES } from '@apikeys/api-types';
 
 const LIST = '/v1/organizations/api_keys';
 // The seed spreads keys over three workspaces plus the default one (null, not filterable) and five users.

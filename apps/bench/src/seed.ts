@@ -1,9 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiKey } from '@apikeys/api-types';
+import { toApiKeyJson } from '@apikeys/server/serializers';
+import { databaseUrl, onPostgres } from '@apikeys/server/testing';
 import { DEFAULT_ORGANIZATION, openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 
 /** Engines the suite runs the server on. */
 export type Engine = 'sqlite' | 'postgres';
@@ -33,22 +34,6 @@ export function postgresBenchDatabase(keys: number): string {
 const SAMPLE_SIZE = 2000;
 const SAMPLE_SQL = 'select id from api_keys where organization_id = $1 order by random() limit $2';
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-async function onPostgres<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Whether a PostgreSQL server answers at `serverUrl`; the reason when it does not. */
 export async function postgresReachable(serverUrl: string): Promise<true | string> {
   try {
@@ -74,6 +59,9 @@ async function seed(
     await store.seedApiKeys({ organizationId, count: keys, workspaces: 3, users: 5, seed: 1 });
     const seedSeconds = (performance.now() - started) / 1000;
     const page = await store.listApiKeys({ organizationId, limit: 1000 });
+    if (page.kind !== 'page') {
+      throw new Error('a list without a cursor found no page');
+    }
     return {
       engine,
       keys,
@@ -81,7 +69,7 @@ async function seed(
       adminSecret: secret,
       seedSeconds,
       sampleIds: await sample(),
-      firstItems: page?.data ?? [],
+      firstItems: page.keys.map(toApiKeyJson),
     };
   } finally {
     await store.close();
@@ -122,12 +110,12 @@ export async function seedPostgres(serverUrl: string, keys: number): Promise<See
   const drop = () => onPostgres(serverUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
   await drop();
   await onPostgres(serverUrl, (client) => client.query(`create database ${name}`));
-  const databaseUrl = withDatabase(serverUrl, name);
+  const url = databaseUrl(serverUrl, name);
   const sample = () =>
-    onPostgres(databaseUrl, async (client) => {
+    onPostgres(url, async (client) => {
       await client.query('vacuum analyze');
       const result = await client.query<{ id: string }>(SAMPLE_SQL, [DEFAULT_ORGANIZATION.id, SAMPLE_SIZE]);
       return result.rows.map((row) => row.id);
     });
-  return { ...(await seed('postgres', databaseUrl, keys, sample)), drop: async () => void (await drop()) };
+  return { ...(await seed('postgres', url, keys, sample)), drop: async () => void (await drop()) };
 }

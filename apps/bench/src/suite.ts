@@ -1,10 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { API_VERSION } from '@apikeys/api-types';
+import type { StartedServerProcess as ServerProcess } from '@apikeys/server/testing';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { type Engine, type SeededDatabase, seedPostgres, seedSqlite } from './seed.js';
-import { type ServerProcess, startServer } from './server-process.js';
+import { startServer } from './server-process.js';
 import type { Target } from './targets.js';
 
 /** One measured scenario on one target. CPU figures are the server process's user + system time, all threads. */
@@ -45,11 +47,7 @@ export interface SuiteSettings {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
-  /**
-   * The warm-up before a target's first scenario. A fresh server runs unoptimized code until V8 has compiled its hot
-   * paths: measured here, a server's first 3 s of load cost 30-40 % more CPU per request than the same load 5 s
-   * later, which a 2 s warm-up left inside the window of the first scenario (`list-20`, the one most targets use).
-   */
+  /** The warm-up before a target's first scenario, while V8 optimizes the server (docs/benchmarks.md). */
   firstWarmupSeconds: number;
   /** The PostgreSQL server to create the bench database on (used only when the plan has PostgreSQL targets). */
   postgresUrl: string;
@@ -174,7 +172,7 @@ interface RunningTarget {
 
 /** Starts the servers of a target on its (already seeded) database. */
 async function startTarget(target: Target, databases: Databases, settings: SuiteSettings): Promise<RunningTarget> {
-  const headers: Record<string, string> = { 'vendor-version': '2023-06-01', 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'vendor-version': API_VERSION, 'content-type': 'application/json' };
   let env: Record<string, string>;
   let ids: string[] = [];
   if (target.kind === 'reference') {
@@ -203,9 +201,8 @@ async function startTarget(target: Target, databases: Databases, settings: Suite
     throw error;
   }
   for (const server of servers) {
-    settings.onProgress(
-      `${target.name}: listening at ${server.url} (pid ${server.pid}, RSS ${Math.round(rssBytes(server.pid) / 1e6)} MB)`,
-    );
+    const rss = Math.round(rssBytes(server.pid) / 1e6);
+    settings.onProgress(`${target.name}: listening at ${server.baseUrl} (pid ${server.pid}, RSS ${rss} MB)`);
   }
   return { target, servers, headers, ids, startRss: Math.max(...servers.map((server) => rssBytes(server.pid))) };
 }
@@ -224,7 +221,7 @@ async function runScenario(
     return;
   }
   const job = {
-    urls: servers.map((server) => server.url),
+    urls: servers.map((server) => server.baseUrl),
     connections: settings.connections,
     warmupSeconds,
     durationSeconds: settings.durationSeconds,

@@ -1,14 +1,18 @@
+import { API_KEY_NAME_LENGTH } from '@apikeys/api-types';
 import { InvalidArgumentError } from 'commander';
 
-export { API_KEY_STATUSES } from '@apikeys/store';
+export { API_KEY_STATUSES } from '@apikeys/api-types';
 
-const MAX_NAME_LENGTH = 500;
+const { minimum, maximum } = API_KEY_NAME_LENGTH;
 
-/** A name of 1 to 500 characters, counted in Unicode code points as the API counts them. */
+/** The length a name may have, for help texts: `1 to 500 characters`. */
+export const NAME_LENGTH = `${minimum} to ${maximum} characters`;
+
+/** A name of the length the API accepts (from the spec), counted in Unicode code points as the API counts them. */
 export function parseName(value: string): string {
   const length = [...value].length;
-  if (length < 1 || length > MAX_NAME_LENGTH) {
-    throw new InvalidArgumentError(`must be 1 to ${MAX_NAME_LENGTH} characters (got ${length}).`);
+  if (length < minimum || length > maximum) {
+    throw new InvalidArgumentError(`must be ${NAME_LENGTH} (got ${length}).`);
   }
   return value;
 }

@@ -1,11 +1,11 @@
-import { DEFAULT_ORGANIZATION, type KyselyStore, openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
+import { DEFAULT_ORGANIZATION, openMigratedStore, parseDatabaseUrl, type Store } from '@apikeys/store';
 import { UsageError } from './errors.js';
 
 /**
  * Opens the store named by DATABASE_URL (as the server does), brings its schema up to date, runs `work` with the
  * names of the migrations this run applied, and closes the store.
  */
-export async function withStore<T>(work: (store: KyselyStore, applied: string[]) => Promise<T>): Promise<T> {
+export async function withStore<T>(work: (store: Store, applied: string[]) => Promise<T>): Promise<T> {
   let location: ReturnType<typeof parseDatabaseUrl>;
   try {
     location = parseDatabaseUrl(process.env.DATABASE_URL);
@@ -21,7 +21,7 @@ export async function withStore<T>(work: (store: KyselyStore, applied: string[])
 }
 
 /** The organization a command acts on: `--org`, or the default organization. It must exist. */
-export async function resolveOrganization(store: KyselyStore, org: string | undefined): Promise<string> {
+export async function resolveOrganization(store: Store, org: string | undefined): Promise<string> {
   const id = org ?? DEFAULT_ORGANIZATION.id;
   if (!(await store.getOrganization(id))) {
     throw new UsageError(`organization ${id} does not exist (see: apikeys orgs list)`);

@@ -1,9 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiKey, ApiKeyList } from '@apikeys/api-types';
+import {
+  API_KEYS_PATH,
+  API_VERSION,
+  closedPort,
+  createKey,
+  DEFAULT_ORGANIZATION,
+  type StartedServerProcess,
+  snapshotKeys,
+  startServerProcess,
+} from '@apikeys/server/testing';
 import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, type ServerProcess, startServer } from './api-server.js';
 import { runCli, runCliJson, tempDatabase } from './run-cli.js';
 
 const LONG_NAME = 'Payments reconciliation worker for the EU billing cluster (legacy)';
@@ -14,7 +23,7 @@ const REQUEST_ID = /\(request req_[A-Za-z0-9]+\)/;
 describe('apikeys API commands against the real server', () => {
   const db = tempDatabase();
   const untouched = join(db.dir, 'never-opened.sqlite');
-  let server: ServerProcess;
+  let server: StartedServerProcess;
   let adminKey: string;
   /** Every key of the organization, newest first, as the store saw it before the server started. */
   let all: ApiKey[];
@@ -26,33 +35,28 @@ describe('apikeys API commands against the real server', () => {
   const cliJson = <T>(...args: string[]) => runCliJson<T>(args, env);
   /** The API's own answer, for checking that `--json` prints it as it is. */
   const api = async (path: string) => {
-    const response = await fetch(`${server.baseUrl}/v1/organizations/api_keys${path}`, {
-      headers: { 'x-api-key': adminKey, 'vendor-version': '2023-06-01' },
+    const response = await fetch(`${server.baseUrl}${API_KEYS_PATH}${path}`, {
+      headers: { 'x-api-key': adminKey, 'vendor-version': API_VERSION },
     });
     return response.json() as Promise<unknown>;
   };
   const rows = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('apikey_'));
 
   beforeAll(async () => {
+    const organizationId = DEFAULT_ORGANIZATION.id;
     const { store } = await openMigratedStore(parseDatabaseUrl(db.env.DATABASE_URL));
     try {
-      adminKey = (await store.createAdminKey({ organizationId: 'org_default', name: 'cli tests' })).secret;
-      await store.seedApiKeys({ organizationId: 'org_default', count: 300, workspaces: 3, users: 4, seed: 11 });
+      adminKey = (await store.createAdminKey({ organizationId, name: 'cli tests' })).secret;
+      await store.seedApiKeys({ organizationId, count: 300, workspaces: 3, users: 4, seed: 11 });
       const createdBy = { id: 'user_ops', type: 'user' } as const;
-      target = (
-        await store.createApiKey({
-          organizationId: 'org_default',
-          name: 'to update',
-          workspaceId: 'wrkspc_cli',
-          createdBy,
-        })
-      ).apiKey;
-      longNamed = (await store.createApiKey({ organizationId: 'org_default', name: LONG_NAME, createdBy })).apiKey;
-      all = (await store.listApiKeys({ organizationId: 'org_default', limit: 1000 }))?.data ?? [];
+      target = (await createKey(store, organizationId, { name: 'to update', workspaceId: 'wrkspc_cli', createdBy }))
+        .apiKey;
+      longNamed = (await createKey(store, organizationId, { name: LONG_NAME, createdBy })).apiKey;
+      all = await snapshotKeys(store, organizationId);
     } finally {
       await store.close();
     }
-    server = await startServer(db.env.DATABASE_URL);
+    server = await startServerProcess({ env: { DATABASE_URL: db.env.DATABASE_URL } });
     env = { APIKEYS_BASE_URL: server.baseUrl, APIKEYS_ADMIN_KEY: adminKey, DATABASE_URL: `file:${untouched}` };
   });
 

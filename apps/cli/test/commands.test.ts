@@ -1,5 +1,6 @@
 import type { ApiKey } from '@apikeys/api-types';
-import { hashSecret, type KyselyStore, openStore, parseDatabaseUrl } from '@apikeys/store';
+import { DEFAULT_ORGANIZATION, storedKey } from '@apikeys/server/testing';
+import { hashSecret, openStore, parseDatabaseUrl, type Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedHint, FORMAT, runCliJson, tempDatabase } from './run-cli.js';
 
@@ -35,19 +36,19 @@ describe('apikeys commands on one database', () => {
     expect(second).toEqual({ applied: [] });
   });
 
-  it('orgs create prints the new organization, and orgs list shows it after org_default', async () => {
+  it('orgs create prints the new organization, and orgs list shows it after the default organization', async () => {
     acme = await cli<Organization>('orgs', 'create', '--name', 'Acme Corp');
     const list = await cli<{ data: Organization[] }>('orgs', 'list');
 
     expect(acme).toEqual({ id: expect.stringMatching(FORMAT.orgId), name: 'Acme Corp' });
-    expect(list).toEqual({ data: [{ id: 'org_default', name: 'Default organization' }, acme] });
+    expect(list).toEqual({ data: [DEFAULT_ORGANIZATION, acme] });
   });
 
   describe('keys and admin keys', () => {
     // Holding a connection open keeps the CLI's writes in the -wal file, so the plain-text checks read them there too.
-    let store: KyselyStore;
+    let store: Store;
     beforeAll(async () => {
-      store = await openStore(parseDatabaseUrl(db.env.DATABASE_URL));
+      ({ store } = await openStore(parseDatabaseUrl(db.env.DATABASE_URL)));
     });
     afterAll(() => store.close());
 
@@ -61,12 +62,12 @@ describe('apikeys commands on one database', () => {
 
     let adminKey: AdminKeyOutput;
 
-    it('admin-keys create without --org creates an active admin key of org_default whose secret works', async () => {
+    it('admin-keys create without --org creates an active admin key of the default organization whose secret works', async () => {
       adminKey = await cli<AdminKeyOutput>('admin-keys', 'create', '--name', 'ops');
 
       expect(adminKey).toEqual({
         id: expect.stringMatching(FORMAT.adminKeyId),
-        organization_id: 'org_default',
+        organization_id: DEFAULT_ORGANIZATION.id,
         name: 'ops',
         partial_key_hint: expect.stringMatching(FORMAT.hint),
         status: 'active',
@@ -78,7 +79,7 @@ describe('apikeys commands on one database', () => {
         kind: 'admin_key',
         adminKey: {
           id: adminKey.id,
-          organizationId: 'org_default',
+          organizationId: DEFAULT_ORGANIZATION.id,
           name: 'ops',
           partialKeyHint: adminKey.partial_key_hint,
           status: 'active',
@@ -118,7 +119,7 @@ describe('apikeys commands on one database', () => {
       });
     });
 
-    it('keys create without options creates an active key of org_default created by the CLI service account', async () => {
+    it('keys create without options creates an active key of the default organization created by the CLI service account', async () => {
       const created = await cli<ApiKeyOutput>('keys', 'create', '--name', 'Production backend');
 
       expect(created).toEqual({
@@ -134,8 +135,11 @@ describe('apikeys commands on one database', () => {
       });
       expect(Math.abs(Date.parse(created.created_at) - Date.now())).toBeLessThan(10 * 60_000);
       const { key, ...apiKey } = created;
-      expect(await store.getApiKey('org_default', created.id)).toEqual(apiKey);
-      expect(await store.findCredential(hashSecret(key))).toEqual({ kind: 'api_key', organizationId: 'org_default' });
+      expect(await storedKey(store, DEFAULT_ORGANIZATION.id, created.id)).toEqual(apiKey);
+      expect(await store.findCredential(hashSecret(key))).toEqual({
+        kind: 'api_key',
+        organizationId: DEFAULT_ORGANIZATION.id,
+      });
       expectStoredAsHashOnly(key);
     });
 
@@ -152,8 +156,8 @@ describe('apikeys commands on one database', () => {
         status: 'archived',
       });
       const { key, ...apiKey } = created;
-      expect(await store.getApiKey(acme.id, created.id)).toEqual(apiKey);
-      expect(await store.getApiKey('org_default', created.id)).toBeUndefined();
+      expect(await storedKey(store, acme.id, created.id)).toEqual(apiKey);
+      expect(await store.getApiKey(DEFAULT_ORGANIZATION.id, created.id)).toBeUndefined();
       expect(await store.findCredential(hashSecret(key))).toEqual({ kind: 'api_key', organizationId: acme.id });
     });
   });

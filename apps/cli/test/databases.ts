@@ -1,18 +1,21 @@
-import { type KyselyStore, openStore, parseDatabaseUrl } from '@apikeys/store';
-import { createTestDatabase } from '@apikeys/store/testing';
-import { postgresAvailable } from '@apikeys/store/testing/postgres-available';
+import { createTestDatabase, postgresAvailable } from '@apikeys/server/testing';
+import { openStore, parseDatabaseUrl, type Store } from '@apikeys/store';
 import { tempDatabase } from './run-cli.js';
 
 /** A database of its own for one test file, on one engine, and how to reach it from the CLI and from the test. */
 export interface CliDatabase {
   env: { DATABASE_URL: string };
   /** Opens the store on the same database the CLI uses (without migrating it). */
-  openStore(): Promise<KyselyStore>;
+  openStore(): Promise<Store>;
   drop(): Promise<void>;
 }
 
 function onUrl(url: string, drop: () => Promise<void>): CliDatabase {
-  return { env: { DATABASE_URL: url }, openStore: () => openStore(parseDatabaseUrl(url)), drop };
+  return {
+    env: { DATABASE_URL: url },
+    openStore: async () => (await openStore(parseDatabaseUrl(url))).store,
+    drop,
+  };
 }
 
 /** A SQLite file in a fresh temporary directory. */

@@ -1,4 +1,5 @@
-import { hashSecret, type KyselyStore } from '@apikeys/store';
+import { DEFAULT_ORGANIZATION } from '@apikeys/server/testing';
+import { hashSecret, type Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliDatabase, POSTGRES_AVAILABLE, postgresDatabase } from './databases.js';
 import { FORMAT, runCliJson } from './run-cli.js';
@@ -7,7 +8,7 @@ import { FORMAT, runCliJson } from './run-cli.js';
 // checks that the CLI also opens, migrates, writes to and closes a PostgreSQL database (an open pool would hang it).
 describe.runIf(POSTGRES_AVAILABLE)('apikeys on PostgreSQL', () => {
   let db: CliDatabase;
-  let store: KyselyStore;
+  let store: Store;
   beforeAll(async () => {
     db = await postgresDatabase();
     store = await db.openStore();
@@ -29,7 +30,7 @@ describe.runIf(POSTGRES_AVAILABLE)('apikeys on PostgreSQL', () => {
     expect(created).toMatchObject({ id: expect.stringMatching(FORMAT.apiKeyId), status: 'active' });
     expect(await store.findCredential(hashSecret(created.key))).toEqual({
       kind: 'api_key',
-      organizationId: 'org_default',
+      organizationId: DEFAULT_ORGANIZATION.id,
     });
   });
 });

@@ -1,28 +1,27 @@
+import { API_VERSIONS, MAX_REQUEST_BODY_BYTES } from '@apikeys/api-types';
+import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import type { Store } from '@apikeys/store';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
 import { ApiKeysService } from './domain/api-keys-service.js';
 import { requireApiVersion } from './http/api-version.js';
 import { authenticate } from './http/authenticate.js';
-import { handleErrors, lastResort, notFound } from './http/errors.js';
-import { rejectTrailingSlash } from './http/exact-paths.js';
+import { handleErrors, lastResort } from './http/errors/handle-errors.js';
+import { answerNoRoute } from './http/errors/no-route.js';
 import { operationHandlers } from './http/operations/index.js';
+import { rejectRepeatedQueryParameters } from './http/reject-repeated-query-parameters.js';
+import { rejectTrailingSlash } from './http/reject-trailing-slash.js';
 import { assignRequestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { routesFromSpec } from './http/routes.js';
-import { rejectRepeatedQueryParameters } from './http/single-query-values.js';
-import { loadSpecFacts, type SpecFacts } from './spec.js';
+import { validateWithSpec } from './http/validate-with-spec.js';
 
 export interface AppDependencies {
   store: Store;
   logger: Logger;
-  /** The spec facts; loaded from spec/openapi.yaml when not given. */
-  spec?: SpecFacts;
+  /** The OpenAPI document; spec/openapi.yaml when not given. */
+  document?: OpenApiDocument;
 }
-
-/** Request bodies larger than this are refused with 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -35,10 +34,10 @@ function rejectEmptyBody(_req: unknown, _res: unknown, buffer: Buffer): void {
 
 /**
  * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, API version,
- * authentication, single-valued query parameters, exact paths, JSON body parsing, spec validation of the request (and, by wrapping `res.json`, of the
- * response), the operation handlers, and the central error handler.
+ * authentication, single-valued query parameters, exact paths, JSON body parsing, spec validation of the request
+ * (and, by wrapping `res.json`, of the response), the operation handlers, and the central error handler.
  */
-export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependencies): Express {
+export function createApp({ store, logger, document = loadSpec() }: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -47,12 +46,12 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
   app.set('strict routing', true);
   app.set('case sensitive routing', true);
 
-  const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: true, verify: rejectEmptyBody });
+  const parseJson = express.json({ limit: MAX_REQUEST_BODY_BYTES, strict: true, verify: rejectEmptyBody });
 
   const api = express.Router({ strict: true, caseSensitive: true });
   api.use(assignRequestId);
   api.use(requestLog(logger));
-  api.use(requireApiVersion(spec.supportedVersions));
+  api.use(requireApiVersion(API_VERSIONS));
   api.use(authenticate(store));
   api.use(rejectRepeatedQueryParameters);
   api.use(rejectTrailingSlash);
@@ -60,22 +59,9 @@ export function createApp({ store, logger, spec = loadSpecFacts() }: AppDependen
   api.use((req: Request, res: Response, next: NextFunction) =>
     METHODS_WITH_BODY.has(req.method) ? parseJson(req, res, next) : next(),
   );
-  api.use(
-    OpenApiValidator.middleware({
-      // The validator mutates the document it is given; it gets its own copy.
-      apiSpec: structuredClone(spec.document) as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: true,
-      validateSecurity: false,
-      // The spec takes no multipart bodies: no upload middleware on the path of every request.
-      fileUploader: false,
-      // Dereferenced schemas avoid the coercion of `$ref` enum parameters as arrays
-      // (https://github.com/cdimascio/express-openapi-validator/issues/1119).
-      $refParser: { mode: 'dereference' },
-    }),
-  );
-  api.use(routesFromSpec(spec.document, operationHandlers(new ApiKeysService(store), spec)));
-  api.use(notFound);
+  api.use(validateWithSpec(document));
+  api.use(routesFromSpec(document, operationHandlers(new ApiKeysService(store))));
+  api.use(answerNoRoute);
   api.use(handleErrors(logger));
 
   // When the response validator refuses a body that the error handler sends, it passes its error to the `next` it

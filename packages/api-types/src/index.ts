@@ -1,5 +1,6 @@
 import type { components, operations, paths } from './generated/openapi.js';
 
+export * from './generated/spec-facts.js';
 export type { components, operations, paths };
 
 type Schemas = components['schemas'];
@@ -18,6 +19,8 @@ export type UpdateApiKeyRequest = Schemas['UpdateApiKeyRequest'];
 export type ErrorResponse = Schemas['ErrorResponse'];
 /** The kind of an error; each maps to one HTTP status. */
 export type ErrorType = Schemas['ErrorType'];
+/** A value of the `vendor-version` header. */
+export type ApiVersion = components['parameters']['VendorVersion'];
 /** Every operationId in the spec. */
 export type OperationId = keyof operations;
 

@@ -1,4 +1,4 @@
-import type { ApiKey, ClientPaths } from '@apikeys/api-types';
+import { API_VERSION, type ApiKey, type ClientPaths } from '@apikeys/api-types';
 import createClient from 'openapi-fetch';
 import { ApiError, errorFromResponse } from './errors.js';
 import { ApiKeyPage } from './pagination.js';
@@ -12,8 +12,11 @@ import type {
   UpdateApiKeyResponse,
 } from './types.js';
 
-/** The API version sent in `vendor-version` unless another is chosen. */
-export const DEFAULT_API_VERSION: ApiVersion = '2023-06-01';
+/**
+ * The API version sent in `vendor-version` unless another is chosen: the version of the spec this client's types
+ * were generated from.
+ */
+export const DEFAULT_API_VERSION: ApiVersion = API_VERSION;
 
 /** Defaults of the retry and timeout settings. */
 export const DEFAULTS = {
@@ -29,7 +32,7 @@ export interface AdminClientOptions {
   baseUrl: string;
   /** An organization admin key (`sk-adm-...`), sent as `x-api-key`. */
   apiKey: string;
-  /** The API version, sent as `vendor-version`. Default `2023-06-01`. */
+  /** The API version, sent as `vendor-version`. Default: `DEFAULT_API_VERSION`. */
   version?: ApiVersion;
   /** The fetch to use; default `globalThis.fetch`, looked up at each request. */
   fetch?: FetchFunction;

@@ -1,4 +1,4 @@
-import type { ErrorType } from '@apikeys/api-types';
+import { ERROR_STATUSES, type ErrorType } from '@apikeys/api-types';
 
 /** Errors the client detects itself, with no error body from the server. */
 export type ClientErrorType = 'connection_error' | 'timeout_error' | 'pagination_error';
@@ -43,118 +43,73 @@ export class ApiKeysError extends Error {
   }
 }
 
-/** 400 (and 405, 415): the request is malformed; the message names the offending parameter, header or field. */
-export class InvalidRequestError extends ApiKeysError {
-  override readonly name = 'InvalidRequestError';
-  declare readonly type: 'invalid_request_error';
-  declare readonly status: number;
+/** A class of error thrown for an error response of one spec error type: `status` is always set. */
+export type ResponseErrorClass<Type extends ErrorType = ErrorType> = new (
+  message: string,
+  details: ResponseErrorDetails,
+) => ApiKeysError & { readonly type: Type; readonly status: number };
 
-  constructor(message: string, details: ResponseErrorDetails) {
-    super('invalid_request_error', message, details);
-  }
+/** A class of error the client detects itself, with no response: `status` is undefined. */
+type ClientErrorClass<Type extends ClientErrorType> = new (
+  message: string,
+  details?: Omit<ErrorDetails, 'status'>,
+) => ApiKeysError & { readonly type: Type; readonly status: undefined };
+
+/** The base class of the errors of one spec error type; `name` is the subclass's name. */
+function responseErrorOf<Type extends ErrorType>(type: Type, name: string): ResponseErrorClass<Type> {
+  return class extends ApiKeysError {
+    override readonly name = name;
+    declare readonly type: Type;
+    declare readonly status: number;
+
+    constructor(message: string, details: ResponseErrorDetails) {
+      super(type, message, details);
+    }
+  };
 }
+
+/** The base class of the errors of one kind the client detects itself; `name` is the subclass's name. */
+function clientErrorOf<Type extends ClientErrorType>(type: Type, name: string): ClientErrorClass<Type> {
+  return class extends ApiKeysError {
+    override readonly name = name;
+    declare readonly type: Type;
+    declare readonly status: undefined;
+
+    constructor(message: string, details: Omit<ErrorDetails, 'status'> = {}) {
+      super(type, message, details);
+    }
+  };
+}
+
+/** 400 (and 405, 415): the request is malformed; the message names the offending parameter, header or field. */
+export class InvalidRequestError extends responseErrorOf('invalid_request_error', 'InvalidRequestError') {}
 
 /** 401: the admin key is missing, unknown or disabled. */
-export class AuthenticationError extends ApiKeysError {
-  override readonly name = 'AuthenticationError';
-  declare readonly type: 'authentication_error';
-  declare readonly status: number;
-
-  constructor(message: string, details: ResponseErrorDetails) {
-    super('authentication_error', message, details);
-  }
-}
+export class AuthenticationError extends responseErrorOf('authentication_error', 'AuthenticationError') {}
 
 /** 403: the key is not allowed to call the admin API (a regular API key, say). */
-export class PermissionError extends ApiKeysError {
-  override readonly name = 'PermissionError';
-  declare readonly type: 'permission_error';
-  declare readonly status: number;
-
-  constructor(message: string, details: ResponseErrorDetails) {
-    super('permission_error', message, details);
-  }
-}
+export class PermissionError extends responseErrorOf('permission_error', 'PermissionError') {}
 
 /** 404: no such API key in the organization of the admin key, or no such path. */
-export class NotFoundError extends ApiKeysError {
-  override readonly name = 'NotFoundError';
-  declare readonly type: 'not_found_error';
-  declare readonly status: number;
-
-  constructor(message: string, details: ResponseErrorDetails) {
-    super('not_found_error', message, details);
-  }
-}
+export class NotFoundError extends responseErrorOf('not_found_error', 'NotFoundError') {}
 
 /** 413: the request body is too large. */
-export class RequestTooLargeError extends ApiKeysError {
-  override readonly name = 'RequestTooLargeError';
-  declare readonly type: 'request_too_large';
-  declare readonly status: number;
-
-  constructor(message: string, details: ResponseErrorDetails) {
-    super('request_too_large', message, details);
-  }
-}
+export class RequestTooLargeError extends responseErrorOf('request_too_large', 'RequestTooLargeError') {}
 
 /** 429: too many requests; thrown once the retries are used up. */
-export class RateLimitError extends ApiKeysError {
-  override readonly name = 'RateLimitError';
-  declare readonly type: 'rate_limit_error';
-  declare readonly status: number;
-
-  constructor(message: string, details: ResponseErrorDetails) {
-    super('rate_limit_error', message, details);
-  }
-}
+export class RateLimitError extends responseErrorOf('rate_limit_error', 'RateLimitError') {}
 
 /** 5xx: the server failed; thrown once the retries are used up. */
-export class ApiError extends ApiKeysError {
-  override readonly name = 'ApiError';
-  declare readonly type: 'api_error';
-  declare readonly status: number;
+export class ApiError extends responseErrorOf('api_error', 'ApiError') {}
 
-  constructor(message: string, details: ResponseErrorDetails) {
-    super('api_error', message, details);
-  }
-}
+/** No response: the connection failed (refused, reset, DNS, redirect refused). */
+export class ConnectionError extends clientErrorOf('connection_error', 'ConnectionError') {}
 
-/** No response: the connection failed (refused, reset, DNS, redirect refused). `status` is undefined. */
-export class ConnectionError extends ApiKeysError {
-  override readonly name = 'ConnectionError';
-  declare readonly type: 'connection_error';
-  declare readonly status: undefined;
-
-  constructor(message: string, details: Omit<ErrorDetails, 'status'> = {}) {
-    super('connection_error', message, details);
-  }
-}
-
-/** No response within `timeoutMs`: the attempt was aborted. `status` is undefined. */
-export class TimeoutError extends ApiKeysError {
-  override readonly name = 'TimeoutError';
-  declare readonly type: 'timeout_error';
-  declare readonly status: undefined;
-
-  constructor(message: string, details: Omit<ErrorDetails, 'status'> = {}) {
-    super('timeout_error', message, details);
-  }
-}
+/** No response within `timeoutMs`: the attempt was aborted. */
+export class TimeoutError extends clientErrorOf('timeout_error', 'TimeoutError') {}
 
 /** Auto-pagination stopped because the server broke the cursor contract (a repeated cursor, say). */
-export class PaginationError extends ApiKeysError {
-  override readonly name = 'PaginationError';
-  declare readonly type: 'pagination_error';
-  declare readonly status: undefined;
-
-  constructor(message: string, details: Omit<ErrorDetails, 'status'> = {}) {
-    super('pagination_error', message, details);
-  }
-}
-
-/** A class of error thrown for an error response. */
-export type ResponseErrorClass = new (message: string, details: ResponseErrorDetails) => ApiKeysError;
+export class PaginationError extends clientErrorOf('pagination_error', 'PaginationError') {}
 
 /** The class of each spec error type. No default: a new error type in the spec fails compilation here. */
 export function errorClassFor(type: ErrorType): ResponseErrorClass {
@@ -176,42 +131,21 @@ export function errorClassFor(type: ErrorType): ResponseErrorClass {
   }
 }
 
-/** Every spec error type, for checking bodies at run time; `Record` makes the compiler keep it complete. */
-const ERROR_TYPES: Record<ErrorType, true> = {
-  invalid_request_error: true,
-  authentication_error: true,
-  permission_error: true,
-  not_found_error: true,
-  request_too_large: true,
-  rate_limit_error: true,
-  api_error: true,
-};
-
 function isErrorType(value: unknown): value is ErrorType {
-  return typeof value === 'string' && Object.hasOwn(ERROR_TYPES, value);
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUSES, value);
 }
 
-/** The error type a status stands for, for error bodies that do not follow the contract (from a proxy, say). */
+/** The error types by HTTP status, from the spec's `x-http-status` (each type has a status of its own). */
+const ERROR_TYPE_OF_STATUS = new Map(
+  Object.entries(ERROR_STATUSES).map(([type, status]) => [status as number, type as ErrorType]),
+);
+
+/**
+ * The error type a status stands for, for error bodies that do not follow the contract (from a proxy, say): the
+ * type the spec gives that status, `api_error` for any other 5xx, and `invalid_request_error` for any other 4xx.
+ */
 export function errorTypeForStatus(status: number): ErrorType {
-  if (status === 401) {
-    return 'authentication_error';
-  }
-  if (status === 403) {
-    return 'permission_error';
-  }
-  if (status === 404) {
-    return 'not_found_error';
-  }
-  if (status === 413) {
-    return 'request_too_large';
-  }
-  if (status === 429) {
-    return 'rate_limit_error';
-  }
-  if (status >= 500) {
-    return 'api_error';
-  }
-  return 'invalid_request_error';
+  return ERROR_TYPE_OF_STATUS.get(status) ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -39,7 +39,7 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** `retry-after` as milliseconds: delay-seconds (fractions accepted) or an HTTP date; undefined when absent or invalid. */
+/** `retry-after` in milliseconds: delay-seconds (fractions allowed) or an HTTP date; undefined if absent or bad. */
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) {
     return undefined;

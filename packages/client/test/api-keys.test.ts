@@ -1,22 +1,34 @@
 import type { ApiKey } from '@apikeys/api-types';
+import {
+  API_VERSION,
+  createKey,
+  startTestServer,
+  type TestOrganization,
+  type TestServer,
+} from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { type AdminClient, ApiKeyPage, createAdminClient, DEFAULT_API_VERSION } from '../src/index.js';
-import { type ApiServer, createOrganization, startApiServer, type TestOrganization } from './support/api-server.js';
+import {
+  type AdminClient,
+  ApiKeyPage,
+  type ApiVersion,
+  createAdminClient,
+  DEFAULT_API_VERSION,
+  InvalidRequestError,
+} from '../src/index.js';
 import { observedFetch } from './support/observed-fetch.js';
 
-let server: ApiServer;
+let server: TestServer;
 let organization: TestOrganization;
 let client: AdminClient;
 let keys: ApiKey[];
 
 beforeAll(async () => {
-  server = await startApiServer();
-  organization = await createOrganization(server, 'api keys');
+  server = await startTestServer();
+  organization = await server.createOrganization('api keys');
   const created = [];
   for (const [index, status] of (['active', 'inactive', 'archived', 'active'] as const).entries()) {
     created.push(
-      await server.store.createApiKey({
-        organizationId: organization.id,
+      await createKey(server.store, organization.id, {
         name: `key ${index}`,
         workspaceId: index % 2 === 0 ? 'wrkspc_even' : null,
         createdBy: { id: `user_${index % 2}`, type: 'user' },
@@ -65,7 +77,7 @@ describe('apiKeys.list', () => {
   });
 
   it('returns an empty page for an organization without keys', async () => {
-    const empty = await createOrganization(server, 'no keys');
+    const empty = await server.createOrganization('no keys');
     const page = await createAdminClient({ baseUrl: server.baseUrl, apiKey: empty.adminKey }).apiKeys.list();
 
     expect(page.toJSON()).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
@@ -131,7 +143,7 @@ describe('apiKeys.update', () => {
 });
 
 describe('headers', () => {
-  it('sends x-api-key and vendor-version on every request, the default version being 2023-06-01', async () => {
+  it("sends x-api-key and vendor-version on every request, the default version being the spec's", async () => {
     const { fetch, sent } = observedFetch();
     const observed = createAdminClient({ baseUrl: server.baseUrl, apiKey: organization.adminKey, fetch });
     const id = keys[0]?.id ?? '';
@@ -145,7 +157,7 @@ describe('headers', () => {
       expect(request.headers.get('x-api-key')).toBe(organization.adminKey);
       expect(request.headers.get('vendor-version')).toBe(DEFAULT_API_VERSION);
     }
-    expect(DEFAULT_API_VERSION).toBe('2023-06-01');
+    expect(DEFAULT_API_VERSION).toBe(API_VERSION);
     expect(sent[2]?.headers.get('content-type')).toBe('application/json');
   });
 
@@ -154,13 +166,21 @@ describe('headers', () => {
     const observed = createAdminClient({
       baseUrl: server.baseUrl,
       apiKey: organization.adminKey,
-      version: '2023-06-01',
+      version: API_VERSION,
+      fetch,
+    });
+    // A version the API does not know (the spec has only one): proves the option, not the default, is sent.
+    const unknown = createAdminClient({
+      baseUrl: server.baseUrl,
+      apiKey: organization.adminKey,
+      version: '1999-01-01' as ApiVersion,
       fetch,
     });
 
     await observed.apiKeys.list({ limit: 1 });
+    await expect(unknown.apiKeys.list({ limit: 1 })).rejects.toThrow(InvalidRequestError);
 
-    expect(sent[0]?.headers.get('vendor-version')).toBe('2023-06-01');
+    expect(sent.map((request) => request.headers.get('vendor-version'))).toEqual([API_VERSION, '1999-01-01']);
   });
 
   it('encodes the key ID in the path', async () => {

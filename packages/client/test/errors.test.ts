@@ -1,4 +1,5 @@
-import type { ErrorType } from '@apikeys/api-types';
+import { type ErrorType, MAX_REQUEST_BODY_BYTES } from '@apikeys/api-types';
+import { createKey, startTestServer, type TestOrganization, type TestServer } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AdminClient,
@@ -13,11 +14,10 @@ import {
   RateLimitError,
   RequestTooLargeError,
 } from '../src/index.js';
-import { type ApiServer, createOrganization, startApiServer, type TestOrganization } from './support/api-server.js';
 import { observedFetch, type SentRequest } from './support/observed-fetch.js';
 import { errorBody, startScriptedServer } from './support/scripted-server.js';
 
-let server: ApiServer;
+let server: TestServer;
 let organization: TestOrganization;
 let keyId: string;
 
@@ -50,10 +50,9 @@ function expectFromServer(error: ApiKeysError, status: number, type: ErrorType, 
 }
 
 beforeAll(async () => {
-  server = await startApiServer();
-  organization = await createOrganization(server, 'errors');
-  const { apiKey } = await server.store.createApiKey({
-    organizationId: organization.id,
+  server = await startTestServer();
+  organization = await server.createOrganization('errors');
+  const { apiKey } = await createKey(server.store, organization.id, {
     name: 'target',
     createdBy: { id: 'user_errors', type: 'user' },
   });
@@ -98,8 +97,7 @@ describe('errors from the server', () => {
   });
 
   it('throws PermissionError (403) for a regular API key used as the admin key', async () => {
-    const { secret } = await server.store.createApiKey({
-      organizationId: organization.id,
+    const { secret } = await createKey(server.store, organization.id, {
       name: 'regular',
       createdBy: { id: 'user_errors', type: 'user' },
     });
@@ -113,7 +111,7 @@ describe('errors from the server', () => {
   });
 
   it('throws NotFoundError (404) for an unknown key and for a key of another organization', async () => {
-    const other = await createOrganization(server, 'other');
+    const other = await server.createOrganization('other');
     const { client, sent } = clientFor(organization.adminKey);
     const { client: otherClient } = clientFor(other.adminKey);
 
@@ -128,10 +126,10 @@ describe('errors from the server', () => {
     expect(sent).toHaveLength(2);
   });
 
-  it('throws RequestTooLargeError (413) for a body over 1 MiB', async () => {
+  it('throws RequestTooLargeError (413) for a body over the limit of the spec (1 MiB)', async () => {
     const { client, sent } = clientFor(organization.adminKey);
 
-    const error = await failure(client.apiKeys.update(keyId, { name: 'x'.repeat(1024 * 1024 + 1) }));
+    const error = await failure(client.apiKeys.update(keyId, { name: 'x'.repeat(MAX_REQUEST_BODY_BYTES + 1) }));
 
     expect(error).toBeInstanceOf(RequestTooLargeError);
     expectFromServer(error, 413, 'request_too_large', /1 MiB/);
@@ -139,7 +137,7 @@ describe('errors from the server', () => {
   });
 
   it('throws ApiError (500) once the retries are used up', async () => {
-    const broken = await startApiServer();
+    const broken = await startTestServer();
     try {
       await broken.store.close();
       const { fetch, sent } = observedFetch();

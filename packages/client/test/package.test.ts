@@ -9,19 +9,17 @@ import {
   rmSync,
   symlinkSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { API_VERSION, startTestServer, type TestServer } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiServer, startApiServer } from './support/api-server.js';
 
 // Asynchronous on purpose: the API server the packed client talks to runs in this process.
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const distDir = join(packageDir, 'dist');
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** Every file under a directory, relative to it. */
 function filesUnder(dir: string): string[] {
@@ -39,7 +37,8 @@ function specifiers(code: string): string[] {
 describe('the built package', () => {
   beforeAll(async () => {
     rmSync(distDir, { recursive: true, force: true });
-    await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: packageDir });
+    // What `pnpm run build` runs: esbuild bundles dist/index.js, tsc writes the declarations.
+    await run(process.execPath, ['build.mjs'], { cwd: packageDir });
   }, 60_000);
 
   it('is ESM with declarations next to every module', () => {
@@ -65,10 +64,21 @@ describe('the built package', () => {
       }
     }
   });
+
+  it('bundles the facts generated from the spec into dist/index.js instead of importing @apikeys/api-types', () => {
+    const code = readFileSync(join(distDir, 'index.js'), 'utf8');
+
+    expect(specifiers(code)).not.toContain('@apikeys/api-types');
+    expect(code).not.toMatch(/@apikeys\/api-types/);
+    // The version the client sends by default is in the bundle itself.
+    expect(code).toContain(JSON.stringify(API_VERSION));
+    expect(filesUnder(distDir)).toContain('index.d.ts');
+    expect(readFileSync(join(distDir, 'index.d.ts'), 'utf8')).toMatch(/\bcreateAdminClient\b/);
+  });
 });
 
 describe('the packed package, in plain Node', () => {
-  let server: ApiServer;
+  let server: TestServer;
   let consumerDir: string;
   let manifest: {
     exports: unknown;
@@ -79,7 +89,7 @@ describe('the packed package, in plain Node', () => {
   let packed: string[];
 
   beforeAll(async () => {
-    server = await startApiServer();
+    server = await startTestServer();
     consumerDir = mkdtempSync(join(tmpdir(), 'apikeys-client-'));
     // `pnpm pack` builds (prepack) and writes the manifest as published: publishConfig applied, workspace: and
     // catalog: versions resolved.
@@ -124,6 +134,7 @@ describe('the packed package, in plain Node', () => {
       console.log(JSON.stringify({
         resolved: import.meta.resolve('@apikeys/client'),
         exports: Object.keys(client).sort(),
+        defaultVersion: client.DEFAULT_API_VERSION,
         page: page.toJSON(),
         notFound: { isNotFound: notFound instanceof client.NotFoundError, status: notFound.status, type: notFound.type },
       }));
@@ -139,6 +150,7 @@ describe('the packed package, in plain Node', () => {
     expect(result.exports).toEqual(
       expect.arrayContaining(['createAdminClient', 'ApiKeyPage', 'ApiKeysError', 'NotFoundError', 'TimeoutError']),
     );
+    expect(result.defaultVersion).toBe(API_VERSION);
     expect(result.page).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
     expect(result.notFound).toEqual({ isNotFound: true, status: 404, type: 'not_found_error' });
   });

@@ -1,14 +1,14 @@
 import type { ApiKey } from '@apikeys/api-types';
+import { startTestServer, type TestServer } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiKeyPage, createAdminClient, type ListApiKeysQuery, PaginationError } from '../src/index.js';
-import { type ApiServer, createOrganization, startApiServer } from './support/api-server.js';
 import { observedFetch } from './support/observed-fetch.js';
 import { startScriptedServer } from './support/scripted-server.js';
 
 const KEY_COUNT = 500;
 const LIMIT = 7;
 
-let server: ApiServer;
+let server: TestServer;
 let adminKey: string;
 /** Every key of the organization, newest first, as one page of the API returns them. */
 let all: ApiKey[];
@@ -42,8 +42,8 @@ function ids(keys: readonly ApiKey[]): string[] {
 }
 
 beforeAll(async () => {
-  server = await startApiServer();
-  const organization = await createOrganization(server, 'pagination');
+  server = await startTestServer();
+  const organization = await server.createOrganization('pagination');
   adminKey = organization.adminKey;
   await server.store.seedApiKeys({
     organizationId: organization.id,

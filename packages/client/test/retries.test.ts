@@ -1,4 +1,5 @@
 import type { ApiKey } from '@apikeys/api-types';
+import { API_VERSION, closedPort } from '@apikeys/server/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -11,13 +12,7 @@ import {
   TimeoutError,
 } from '../src/index.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../src/transport.js';
-import {
-  type Action,
-  closedPort,
-  errorBody,
-  type ScriptedServer,
-  startScriptedServer,
-} from './support/scripted-server.js';
+import { type Action, errorBody, type ScriptedServer, startScriptedServer } from './support/scripted-server.js';
 
 const KEY: ApiKey = {
   id: 'apikey_000000000000000000000001',
@@ -153,7 +148,7 @@ describe('retries', () => {
       ['POST', `/v1/organizations/api_keys/${KEY.id}`, '{"name":"renamed","status":"inactive"}'],
     ]);
     expect(server.requests[1]?.headers['x-api-key']).toBe('sk-adm-test');
-    expect(server.requests[1]?.headers['vendor-version']).toBe('2023-06-01');
+    expect(server.requests[1]?.headers['vendor-version']).toBe(API_VERSION);
   });
 
   it('retries a dropped connection', async () => {

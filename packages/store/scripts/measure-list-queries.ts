@@ -25,14 +25,16 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import type { KyselyStore } from '../src/kysely-store.js';
 import { migrationProvider } from '../src/migrations/index.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { openPostgresStore } from '../src/postgres/open-postgres-store.js';
 import { openSqliteStore } from '../src/sqlite/open-sqlite-store.js';
-import type { ApiKeyFilters, PageCursor } from '../src/types.js';
+import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { CURSOR_SHAPES, FILTER_SHAPES } from '../test/list-query-shapes.js';
+import { migrationNames } from '../testing/index.js';
+import { databaseUrl, onPostgres } from '../testing/postgres.js';
 import { TEST_POSTGRES_URL } from '../testing/postgres-available.js';
+import { explainPostgres, explainSqlite, planNodes } from '../testing/query-plans.js';
 
 type Engine = 'sqlite' | 'postgres';
 type SchemaLabel = 'before' | 'after';
@@ -67,7 +69,7 @@ function print(line = ''): void {
 
 /** The migration each schema stops at: 0001 for "before", the newest for "after". */
 async function targetMigration(schema: SchemaLabel): Promise<string> {
-  const names = Object.keys(await migrationProvider.getMigrations()).sort();
+  const names = await migrationNames();
   return (schema === 'before' ? names[0] : names.at(-1)) ?? '';
 }
 
@@ -93,7 +95,7 @@ interface ServerWork {
 
 /** One seeded database of one engine, schema and size. */
 interface Measured {
-  store: KyselyStore;
+  store: Store;
   seedSeconds: number;
   /** Migrates to the latest migration; returns the seconds it took. */
   upgrade(): Promise<number>;
@@ -118,7 +120,7 @@ const onQuery = (sql: string, parameters: readonly unknown[]) => {
 };
 
 /** Seeds the default organization with `size` keys, as the benchmark suite does; returns the seconds it took. */
-async function timeSeed(store: KyselyStore, size: number): Promise<number> {
+async function timeSeed(store: Store, size: number): Promise<number> {
   const started = performance.now();
   await store.seedApiKeys({ organizationId: ORGANIZATION_ID, count: size, workspaces: 3, users: 5, seed: 1 });
   return (performance.now() - started) / 1000;
@@ -132,7 +134,7 @@ async function openSqlite(schema: SchemaLabel, size: number): Promise<Measured> 
     }
   };
   remove();
-  const store = openSqliteStore(path, { onQuery });
+  const { store } = openSqliteStore(path, { onQuery });
   const migrator = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(path) }) });
   await migrateTo(migrator, await targetMigration(schema));
   const seedSeconds = await timeSeed(store, size);
@@ -147,8 +149,9 @@ async function openSqlite(schema: SchemaLabel, size: number): Promise<Measured> 
     cursorIds,
     upgrade: () => timeUpgrade(migrator),
     async indexOf(sql, parameters) {
-      const steps = side.prepare(`explain query plan ${sql}`).all(...parameters) as { detail: string }[];
-      return steps.map((step) => step.detail.replace(/^SEARCH api_keys USING (COVERING )?INDEX /, '')).join('; ');
+      return explainSqlite(side, sql, parameters)
+        .map((step) => step.replace(/^SEARCH api_keys USING (COVERING )?INDEX /, ''))
+        .join('; ');
     },
     async drop() {
       side.close();
@@ -159,45 +162,21 @@ async function openSqlite(schema: SchemaLabel, size: number): Promise<Measured> 
   };
 }
 
-function postgresUrl(database: string): string {
-  const url = new URL(TEST_POSTGRES_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
+/** Runs one statement on the PostgreSQL server, outside the measured databases. */
 async function onPostgresServer(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-type PlanNode = {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-  'Shared Hit Blocks'?: number;
-  'Shared Read Blocks'?: number;
-};
-function planNodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+  await onPostgres(TEST_POSTGRES_URL, (client) => client.query(sql));
 }
 
 async function openPostgres(schema: SchemaLabel, size: number): Promise<Measured> {
   const database = `apikeys_idx_measure_${schema}_${size}`;
   await onPostgresServer(`drop database if exists ${database} with (force)`);
   await onPostgresServer(`create database ${database}`);
-  const url = postgresUrl(database);
+  const url = databaseUrl(TEST_POSTGRES_URL, database);
   const migrator = new Kysely<unknown>({
     dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
   });
   await migrateTo(migrator, await targetMigration(schema));
-  const store = openPostgresStore(url, { onQuery, poolSize: 1 });
+  const { store } = openPostgresStore(url, { onQuery, poolSize: 1 });
   const seedSeconds = await timeSeed(store, size);
   const side = new pg.Client({ connectionString: url });
   await side.connect();
@@ -213,8 +192,7 @@ async function openPostgres(schema: SchemaLabel, size: number): Promise<Measured
     cursorIds: sampled.rows.map((row) => row.id),
     upgrade: () => timeUpgrade(migrator),
     async indexOf(sql, parameters) {
-      const result = await side.query(`explain (format json) ${sql}`, [...parameters]);
-      const plan = (result.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan;
+      const { plan } = await explainPostgres(side, sql, parameters);
       return planNodes(plan)
         .map((node) =>
           node['Index Name']
@@ -224,13 +202,10 @@ async function openPostgres(schema: SchemaLabel, size: number): Promise<Measured
         .join(' > ');
     },
     async explain(sql, parameters) {
-      const result = await side.query(`explain (analyze, buffers, format json) ${sql}`, [...parameters]);
-      const [{ Plan: plan, 'Execution Time': milliseconds = Number.NaN }] = (
-        result.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time'?: number }] }
-      )['QUERY PLAN'];
+      const { plan, executionMs = Number.NaN } = await explainPostgres(side, sql, parameters, ['analyze', 'buffers']);
       return {
         buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
-        micros: milliseconds * 1000,
+        micros: executionMs * 1000,
       };
     },
     async drop() {

@@ -1,4 +1,3 @@
-export type { KyselyStore } from './kysely-store.js';
 export {
   DatabaseOpenError,
   DatabaseUrlError,
@@ -16,7 +15,6 @@ export { newId, randomBase62 } from './random.js';
 export { hashSecret, SECRET_PREFIX, type SecretKind } from './secrets.js';
 export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
-export { API_KEY_STATUSES } from './statuses.js';
 export type { StoreOptions } from './store-options.js';
-export { microsToRfc3339, nowMicros } from './time.js';
+export { nowMicros } from './time.js';
 export type * from './types.js';

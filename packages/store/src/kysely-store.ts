@@ -1,4 +1,3 @@
-import type { ApiKey } from '@apikeys/api-types';
 import { CompiledQuery, type Kysely, Migrator, type Selectable } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import { type PreparedQuery, PreparedQueryCache } from './prepared-query.js';
@@ -6,18 +5,20 @@ import { newId } from './random.js';
 import type { AdminKeysTable, ApiKeysTable, DatabaseSchema } from './schema.js';
 import { hashesEqual, issueSecret } from './secrets.js';
 import { seedRows } from './seed.js';
-import { microsToRfc3339, nowMicros } from './time.js';
+import { nowMicros } from './time.js';
 import type {
-  AdminKey,
+  AdminKeyRecord,
   AdminKeyStatus,
-  ApiKeyPage,
   ApiKeyPatch,
+  ApiKeyRecord,
   CreatedAdminKey,
   CreatedApiKey,
   Credential,
   ListApiKeysQuery,
+  ListApiKeysResult,
   NewApiKey,
-  Organization,
+  OrganizationRecord,
+  SchemaMigrator,
   SeedOptions,
   Store,
 } from './types.js';
@@ -84,9 +85,8 @@ type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'updatedAt';
 
 type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>;
 
-// Rows generated per chunk. Small, so that each chunk is garbage before the next young-generation collection: with
-// chunks of 50,000 rows, the rows lived long enough to be copied to the old generation, and garbage collection took
-// more than half of the time spent generating a million keys. Adapters group chunks into larger writes.
+// Rows generated per chunk: small, so that each chunk is garbage before the next young-generation collection
+// (docs/benchmarks.md, "Seeding"). Adapters group chunks into larger writes.
 const SEED_CHUNK_SIZE = 2_000;
 
 /** An API key row as column values, in the order of `API_KEY_COLUMNS`. */
@@ -101,27 +101,26 @@ type ApiKeyValues = [
   status: ApiKeysTable['status'],
 ];
 
-/** Maps column values to the API's field names. `created_at` may arrive as a string from drivers that return bigints so. */
-function apiKeyFromValues(values: ApiKeyValues): ApiKey {
+/** Maps column values to a record. `created_at` may arrive as a string from drivers that return bigints so. */
+function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
   return {
     id: values[0],
-    type: 'api_key',
     name: values[1],
-    workspace_id: values[2],
-    created_at: microsToRfc3339(Number(values[3])),
-    created_by: { id: values[4], type: values[5] },
-    partial_key_hint: values[6],
+    workspaceId: values[2],
+    createdAt: Number(values[3]),
+    createdBy: { id: values[4], type: values[5] },
+    partialKeyHint: values[6],
     status: values[7],
   };
 }
 
-function toApiKey(row: ApiKeyRow): ApiKey {
+function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return apiKeyFromValues(API_KEY_COLUMNS.map((column) => row[column]) as ApiKeyValues);
 }
 
 function toAdminKey(
   row: Pick<AdminKeysTable, 'id' | 'organization_id' | 'name' | 'partial_key_hint' | 'status'>,
-): AdminKey {
+): AdminKeyRecord {
   return {
     id: row.id,
     organizationId: row.organization_id,
@@ -129,6 +128,19 @@ function toAdminKey(
     partialKeyHint: row.partial_key_hint,
     status: row.status,
   };
+}
+
+/** Runs the migrations of `migrations/` on a Kysely instance. */
+export class KyselyMigrator implements SchemaMigrator {
+  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+
+  async migrateToLatest(): Promise<string[]> {
+    const { error, results } = await new Migrator({ db: this.db, provider: migrationProvider }).migrateToLatest();
+    if (error) {
+      throw new Error('database migration failed', { cause: error });
+    }
+    return (results ?? []).map((result) => result.migrationName);
+  }
 }
 
 /** The store on any Kysely dialect. */
@@ -159,16 +171,6 @@ export class KyselyStore implements Store {
       : this.adapter.queryRows(query.sql, parameters);
   }
 
-  /** Brings the schema to the latest migration and returns the names of the migrations it applied. */
-  async migrate(): Promise<string[]> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider });
-    const { error, results } = await migrator.migrateToLatest();
-    if (error) {
-      throw new Error('database migration failed', { cause: error });
-    }
-    return (results ?? []).map((result) => result.migrationName);
-  }
-
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.db.isTransaction) {
       return work(this);
@@ -176,7 +178,7 @@ export class KyselyStore implements Store {
     return this.db.transaction().execute((trx) => work(new KyselyStore(trx, this.adapter, this.prepared)));
   }
 
-  async createOrganization(name: string): Promise<Organization> {
+  async createOrganization(name: string): Promise<OrganizationRecord> {
     const organization = { id: newId('org'), name };
     await this.db
       .insertInto('organizations')
@@ -185,11 +187,11 @@ export class KyselyStore implements Store {
     return organization;
   }
 
-  async listOrganizations(): Promise<Organization[]> {
+  async listOrganizations(): Promise<OrganizationRecord[]> {
     return this.db.selectFrom('organizations').select(['id', 'name']).orderBy('created_at').orderBy('id').execute();
   }
 
-  async getOrganization(id: string): Promise<Organization | undefined> {
+  async getOrganization(id: string): Promise<OrganizationRecord | undefined> {
     return this.db.selectFrom('organizations').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
   }
 
@@ -208,7 +210,7 @@ export class KyselyStore implements Store {
     return { adminKey: toAdminKey(row), secret: issued.secret };
   }
 
-  async setAdminKeyStatus(id: string, status: AdminKeyStatus): Promise<AdminKey | undefined> {
+  async setAdminKeyStatus(id: string, status: AdminKeyStatus): Promise<AdminKeyRecord | undefined> {
     const row = await this.db
       .updateTable('admin_keys')
       .set({ status })
@@ -270,7 +272,7 @@ export class KyselyStore implements Store {
     return this.adapter.insertApiKeyRows(seedRows(options, SEED_CHUNK_SIZE));
   }
 
-  async getApiKey(organizationId: string, id: string): Promise<ApiKey | undefined> {
+  async getApiKey(organizationId: string, id: string): Promise<ApiKeyRecord | undefined> {
     const query = this.prepared.get<'organizationId' | 'id'>('API key by id', (slot) =>
       this.db
         .selectFrom('api_keys')
@@ -282,7 +284,7 @@ export class KyselyStore implements Store {
     return row && apiKeyFromValues(row as ApiKeyValues);
   }
 
-  async listApiKeys({ organizationId, limit, cursor, filters }: ListApiKeysQuery): Promise<ApiKeyPage | undefined> {
+  async listApiKeys({ organizationId, limit, cursor, filters }: ListApiKeysQuery): Promise<ListApiKeysResult> {
     let anchor: { createdAt: unknown; id: unknown } | undefined;
     if (cursor) {
       const anchorQuery = this.prepared.get<'organizationId' | 'id'>('API key position by id', (slot) =>
@@ -294,7 +296,7 @@ export class KyselyStore implements Store {
       );
       const [position] = await this.run(anchorQuery, { organizationId, id: cursor.id });
       if (!position) {
-        return undefined;
+        return { kind: 'cursor_not_found' };
       }
       anchor = { createdAt: position[0], id: position[1] };
     }
@@ -304,7 +306,9 @@ export class KyselyStore implements Store {
     const createdByUserId = filters?.createdByUserId;
     // Walking backwards reads the index in ascending order from the cursor, then reverses the page.
     const backwards = cursor?.direction === 'before';
-    const shape = `API key page:${status !== undefined}:${workspaceId !== undefined}:${createdByUserId !== undefined}:${cursor?.direction}`;
+    const shape =
+      `API key page:${status !== undefined}:${workspaceId !== undefined}:` +
+      `${createdByUserId !== undefined}:${cursor?.direction}`;
     const query = this.prepared.get<ListSlot>(shape, (slot) => {
       const order = backwards ? 'asc' : 'desc';
       let select = this.db
@@ -342,13 +346,13 @@ export class KyselyStore implements Store {
     if (backwards) {
       page.reverse();
     }
-    return { data: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };
+    return { kind: 'page', keys: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };
   }
 
-  async updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKey | undefined> {
+  async updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined> {
     const { name, status } = patch;
     if (name === undefined && status === undefined) {
-      return this.getApiKey(organizationId, id);
+      throw new TypeError('updateApiKey needs a patch that changes a field');
     }
     const query = this.prepared.get<UpdateSlot>(
       `API key update:${name !== undefined}:${status !== undefined}`,

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { KyselyStore } from './kysely-store.js';
 import { openPostgresStore } from './postgres/open-postgres-store.js';
 import { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
 import type { StoreOptions } from './store-options.js';
+import type { OpenedStore, Store } from './types.js';
 
 /** The SQLite file used when DATABASE_URL is not set, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = './data/api-keys.sqlite';
@@ -48,8 +48,8 @@ export function parseDatabaseUrl(url: string | undefined): StoreLocation {
   );
 }
 
-/** Opens the store at a parsed location. Does not migrate: call `migrate()` on the result. */
-export async function openStore(location: StoreLocation, options: StoreOptions = {}): Promise<KyselyStore> {
+/** Opens the store at a parsed location. Does not migrate: see `migrator`, or `openMigratedStore`. */
+export async function openStore(location: StoreLocation, options: StoreOptions = {}): Promise<OpenedStore> {
   switch (location.kind) {
     case 'sqlite':
       return openSqliteStore(location.path, options);
@@ -88,7 +88,7 @@ export function describeLocation(location: StoreLocation): string {
 export async function openMigratedStore(
   location: StoreLocation,
   options: StoreOptions = {},
-): Promise<{ store: KyselyStore; applied: string[] }> {
+): Promise<{ store: Store; applied: string[] }> {
   const cannotOpen = (error: unknown) =>
     new DatabaseOpenError(
       `cannot open the database ${describeLocation(location)} (DATABASE_URL): ${rootReason(error)}`,
@@ -96,14 +96,15 @@ export async function openMigratedStore(
         cause: error,
       },
     );
-  let store: KyselyStore;
+  let opened: OpenedStore;
   try {
-    store = await openStore(location, options);
+    opened = await openStore(location, options);
   } catch (error) {
     throw cannotOpen(error);
   }
+  const { store, migrator } = opened;
   try {
-    return { store, applied: await store.migrate() };
+    return { store, applied: await migrator.migrateToLatest() };
   } catch (error) {
     await store.close().catch(() => {});
     throw cannotOpen(error);

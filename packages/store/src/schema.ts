@@ -1,15 +1,13 @@
-import type { ApiKeyStatus, CreatedBy } from '@apikeys/api-types';
+import type { AdminKeyStatus, ApiKeyStatus, CreatorType, EpochMicros } from './types.js';
 
-/** Timestamps are integer microseconds since the Unix epoch in every dialect: exact, portable and cheap to compare. */
-type Micros = number;
+/** Timestamps are integer microseconds since the Unix epoch in every dialect. */
+type Micros = EpochMicros;
 
 export interface OrganizationsTable {
   id: string;
   name: string;
   created_at: Micros;
 }
-
-export type AdminKeyStatus = 'active' | 'disabled';
 
 export interface AdminKeysTable {
   id: string;
@@ -28,7 +26,7 @@ export interface ApiKeysTable {
   workspace_id: string | null;
   created_at: Micros;
   created_by_id: string;
-  created_by_type: CreatedBy['type'];
+  created_by_type: CreatorType;
   partial_key_hint: string | null;
   secret_hash: string;
   status: ApiKeyStatus;

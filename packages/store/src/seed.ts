@@ -19,8 +19,8 @@ export function seededRandom(seed: number): () => number {
 
 /**
  * The stored secret fields of a seeded key. Its secret would be thrown away, so none is made: the hash is 32 random
- * bytes, which no known secret hashes to (as for a secret thrown away), and the hint has the shape of a real one.
- * Making and hashing a secret per key took a third of the time spent generating a million keys.
+ * bytes, which no known secret hashes to (as for a secret thrown away), and the hint has the shape of a real one
+ * (why: docs/benchmarks.md, "Seeding").
  */
 function seededSecretFields(): { secret_hash: string; partial_key_hint: string } {
   return {

@@ -1,7 +1,7 @@
-import type { ApiKeyStatus } from '@apikeys/api-types';
+import type { ApiKeyStatus } from './types.js';
 
-// Keyed by the generated union: a status added to the spec fails compilation here until it is listed.
+// Keyed by the union: a status added to the type fails compilation here until it is listed.
 const STATUSES: Record<ApiKeyStatus, true> = { active: true, inactive: true, archived: true };
 
-/** Every API key status, in the order the spec lists them. */
+/** Every API key status. */
 export const API_KEY_STATUSES = Object.keys(STATUSES) as readonly ApiKeyStatus[];

@@ -10,11 +10,7 @@ export interface StoreOptions {
   bulkLoadRowsPerCommit?: number | undefined;
 }
 
-/**
- * Rows per transaction of a bulk load, on every engine. Seeding a million keys into SQLite with the indexes of 0002
- * took 39 s committing every 50,000 rows, 26 s every 200,000, and about 30 s in one transaction, whose WAL grows as
- * large as the database.
- */
+/** Rows per transaction of a bulk load, on every engine (docs/benchmarks.md, "Seeding"). */
 export const DEFAULT_BULK_LOAD_ROWS_PER_COMMIT = 200_000;
 
 /** The Kysely `log` option that reports each query to `onQuery`, or nothing when there is no listener. */

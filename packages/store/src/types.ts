@@ -1,16 +1,29 @@
-import type { ApiKey, ApiKeyStatus, CreatedBy } from '@apikeys/api-types';
-import type { AdminKeyStatus } from './schema.js';
+/** Integer microseconds since the Unix epoch: exact, portable between engines and cheap to compare. */
+export type EpochMicros = number;
 
-export type { AdminKeyStatus };
+/** `active` keys authenticate requests; `inactive` keys are switched off; `archived` keys are kept for the record. */
+export type ApiKeyStatus = 'active' | 'inactive' | 'archived';
+
+/** Whether an admin key may call the admin API. */
+export type AdminKeyStatus = 'active' | 'disabled';
+
+/** The kind of actor that created an API key. */
+export type CreatorType = 'user' | 'service_account';
+
+/** The actor that created an API key. */
+export interface Creator {
+  id: string;
+  type: CreatorType;
+}
 
 /** An organization: the tenant every admin key and API key belongs to. */
-export interface Organization {
+export interface OrganizationRecord {
   id: string;
   name: string;
 }
 
 /** An admin key as stored: never the secret, only what identifies and describes it. */
-export interface AdminKey {
+export interface AdminKeyRecord {
   id: string;
   organizationId: string;
   name: string;
@@ -18,10 +31,23 @@ export interface AdminKey {
   status: AdminKeyStatus;
 }
 
-/** Filters of the list operation; they combine with AND. */
+/** An API key as stored, without its secret (only its hash is stored, and never leaves the store). */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  /** Null for the organization's default workspace. */
+  workspaceId: string | null;
+  createdAt: EpochMicros;
+  createdBy: Creator;
+  partialKeyHint: string | null;
+  status: ApiKeyStatus;
+}
+
+/** Filters of a list; they combine with AND. */
 export interface ApiKeyFilters {
   status?: ApiKeyStatus | undefined;
   workspaceId?: string | undefined;
+  /** Keys created by this user (never a service account of the same ID). */
   createdByUserId?: string | undefined;
 }
 
@@ -38,34 +64,37 @@ export interface ListApiKeysQuery {
   filters?: ApiKeyFilters | undefined;
 }
 
-/** One page, newest first. `hasMore` says whether more keys exist beyond it in the direction of travel. */
+/** One page of keys, newest first; `hasMore` says whether more keys lie beyond it in the direction of travel. */
 export interface ApiKeyPage {
-  data: ApiKey[];
+  keys: ApiKeyRecord[];
   hasMore: boolean;
 }
 
-/** The fields an update may change; an absent field is left unchanged. */
-export interface ApiKeyPatch {
-  name?: string | undefined;
-  status?: ApiKeyStatus | undefined;
-}
+/** What a list query found: a page, or nothing because the cursor names no key of the organization. */
+export type ListApiKeysResult = ({ kind: 'page' } & ApiKeyPage) | { kind: 'cursor_not_found' };
+
+/** The fields an update changes: at least one of them. */
+export type ApiKeyPatch =
+  | { name: string; status?: ApiKeyStatus | undefined }
+  | { name?: string | undefined; status: ApiKeyStatus };
 
 export interface NewApiKey {
   organizationId: string;
   name: string;
   workspaceId?: string | null | undefined;
-  createdBy: CreatedBy;
+  createdBy: Creator;
   status?: ApiKeyStatus | undefined;
 }
 
 /** A created API key with its secret, which exists only in this value and is never stored. */
 export interface CreatedApiKey {
-  apiKey: ApiKey;
+  apiKey: ApiKeyRecord;
   secret: string;
 }
 
+/** A created admin key with its secret, which exists only in this value and is never stored. */
 export interface CreatedAdminKey {
-  adminKey: AdminKey;
+  adminKey: AdminKeyRecord;
   secret: string;
 }
 
@@ -80,26 +109,26 @@ export interface SeedOptions {
   seed: number;
 }
 
-/** What the secret in an `x-api-key` header turned out to be. */
+/** What a secret (by its hash) turned out to be. */
 export type Credential =
-  | { kind: 'admin_key'; adminKey: AdminKey }
+  | { kind: 'admin_key'; adminKey: AdminKeyRecord }
   | { kind: 'api_key'; organizationId: string }
   | { kind: 'unknown' };
 
 /**
- * The storage layer shared by the server and the CLI. Every API key operation is scoped to one
+ * The storage layer shared by the server, the CLI and the benchmarks. Every API key operation is scoped to one
  * organization: a key of another organization behaves exactly like a key that does not exist.
  */
 export interface Store {
   /** Runs `work` in one transaction; everything it does through the given store commits or rolls back together. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
 
-  createOrganization(name: string): Promise<Organization>;
-  listOrganizations(): Promise<Organization[]>;
-  getOrganization(id: string): Promise<Organization | undefined>;
+  createOrganization(name: string): Promise<OrganizationRecord>;
+  listOrganizations(): Promise<OrganizationRecord[]>;
+  getOrganization(id: string): Promise<OrganizationRecord | undefined>;
 
   createAdminKey(input: { organizationId: string; name: string }): Promise<CreatedAdminKey>;
-  setAdminKeyStatus(id: string, status: AdminKeyStatus): Promise<AdminKey | undefined>;
+  setAdminKeyStatus(id: string, status: AdminKeyStatus): Promise<AdminKeyRecord | undefined>;
   /** Finds what a secret hash belongs to: an admin key, a regular API key, or nothing. */
   findCredential(secretHash: string): Promise<Credential>;
 
@@ -109,12 +138,26 @@ export interface Store {
    * It commits in chunks and cannot run inside `transaction()`.
    */
   seedApiKeys(options: SeedOptions): Promise<number>;
-  getApiKey(organizationId: string, id: string): Promise<ApiKey | undefined>;
-  /** Returns undefined when the cursor names no key of the organization. */
-  listApiKeys(query: ListApiKeysQuery): Promise<ApiKeyPage | undefined>;
-  /** Applies the patch and returns the updated key, or undefined when no such key exists in the organization. */
-  updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKey | undefined>;
+  getApiKey(organizationId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(query: ListApiKeysQuery): Promise<ListApiKeysResult>;
+  /**
+   * Applies the patch, durably, and returns the updated key, or undefined when no such key exists in the
+   * organization. The patch must change a field: an empty one is a programmer error (TypeError).
+   */
+  updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined>;
 
   /** Closes the connections; the store is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/** Brings a database's schema up to date. */
+export interface SchemaMigrator {
+  /** Applies every pending migration and returns the names of those it applied, in order. */
+  migrateToLatest(): Promise<string[]>;
+}
+
+/** An opened database: the store, and the migrator of its schema (which the store does not run by itself). */
+export interface OpenedStore {
+  store: Store;
+  migrator: SchemaMigrator;
 }

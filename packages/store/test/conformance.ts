@@ -1,14 +1,24 @@
-import type { ApiKey, ApiKeyStatus } from '@apikeys/api-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KyselyStore } from '../src/kysely-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { hashSecret } from '../src/secrets.js';
-import type { ApiKeyFilters, ApiKeyPage, ListApiKeysQuery, PageCursor, Store } from '../src/types.js';
+import type {
+  ApiKeyFilters,
+  ApiKeyPatch,
+  ApiKeyRecord,
+  ApiKeyStatus,
+  ListApiKeysQuery,
+  ListApiKeysResult,
+  OpenedStore,
+  PageCursor,
+  Store,
+} from '../src/types.js';
+import { migrationNames } from '../testing/index.js';
 
-/** A store under test, made by a factory of the dialect being tested. */
-export interface StoreUnderTest {
-  /** A store on a new, empty and not yet migrated database: the suite migrates it itself, then closes it. */
-  store: KyselyStore;
+/**
+ * A store under test, made by a factory of the dialect being tested: an opened store on a new, empty and not yet
+ * migrated database. The suite migrates it with its migrator, and closes the store at the end.
+ */
+export interface StoreUnderTest extends OpenedStore {
   /** Called after the store is closed, e.g. to delete a temporary file or schema. */
   cleanup?: () => Promise<void>;
   /**
@@ -21,7 +31,8 @@ export interface StoreUnderTest {
 export type StoreFactory = () => Promise<StoreUnderTest>;
 
 const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
-const CREATED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+/** One second in microseconds, the unit of `createdAt`. */
+const SECOND_MICROS = 1_000_000;
 const API_SECRET = /^sk-api-[A-Za-z0-9]{43}$/;
 const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{43}$/;
 const SEED_COUNT = 2000;
@@ -36,16 +47,18 @@ const LARGE_SEED_COUNT = 9_000;
 const OTHER_ORG_SEED_COUNT = 300;
 const PAGE_SIZES = [1, 7, 100] as const;
 const UNKNOWN_ID = 'apikey_000000000000000000000000';
+/** Patches that change nothing. Their type refuses them, so they can reach the store only past the compiler. */
+const EMPTY_PATCHES = [{}, { name: undefined, status: undefined }] as unknown as ApiKeyPatch[];
 
 /** The hint a secret must have: the prefix and 4 more characters, `...`, the last 4 characters. */
 function expectedHint(secret: string): string {
   return `${secret.slice(0, 'sk-xxx-'.length + 4)}...${secret.slice(-4)}`;
 }
 
-/** The API's list order: created_at descending, then id descending (binary order). RFC 3339 text sorts as time. */
-function newestFirst(a: ApiKey, b: ApiKey): number {
-  if (a.created_at !== b.created_at) {
-    return a.created_at < b.created_at ? 1 : -1;
+/** The list order: createdAt descending, then id descending (binary order). */
+function newestFirst(a: ApiKeyRecord, b: ApiKeyRecord): number {
+  if (a.createdAt !== b.createdAt) {
+    return a.createdAt < b.createdAt ? 1 : -1;
   }
   if (a.id === b.id) {
     return 0;
@@ -54,16 +67,16 @@ function newestFirst(a: ApiKey, b: ApiKey): number {
 }
 
 /** The filters as the API defines them, evaluated in memory to compute expected results. */
-function matches(key: ApiKey, filters: ApiKeyFilters): boolean {
+function matches(key: ApiKeyRecord, filters: ApiKeyFilters): boolean {
   return (
     (filters.status === undefined || key.status === filters.status) &&
-    (filters.workspaceId === undefined || key.workspace_id === filters.workspaceId) &&
+    (filters.workspaceId === undefined || key.workspaceId === filters.workspaceId) &&
     (filters.createdByUserId === undefined ||
-      (key.created_by.type === 'user' && key.created_by.id === filters.createdByUserId))
+      (key.createdBy.type === 'user' && key.createdBy.id === filters.createdByUserId))
   );
 }
 
-function ids(keys: readonly ApiKey[]): string[] {
+function ids(keys: readonly ApiKeyRecord[]): string[] {
   return keys.map((key) => key.id);
 }
 
@@ -76,19 +89,22 @@ function at<T>(items: readonly T[], index: number): T {
 }
 
 /** Lists a page that must exist (the cursor, if any, names a key of the organization). */
-async function listPage(store: Store, query: ListApiKeysQuery): Promise<ApiKeyPage> {
-  const page = await store.listApiKeys(query);
-  if (!page) {
-    throw new Error(`listApiKeys returned undefined for ${JSON.stringify(query)}`);
+export async function listPage(
+  store: Store,
+  query: ListApiKeysQuery,
+): Promise<Extract<ListApiKeysResult, { kind: 'page' }>> {
+  const result = await store.listApiKeys(query);
+  if (result.kind !== 'page') {
+    throw new Error(`listApiKeys found no page (${result.kind}) for ${JSON.stringify(query)}`);
   }
-  return page;
+  return result;
 }
 
 /** Every key of the organization matching the filters, in one page with a limit larger than any test data. */
-async function listAll(store: Store, organizationId: string, filters: ApiKeyFilters = {}): Promise<ApiKey[]> {
+async function listAll(store: Store, organizationId: string, filters: ApiKeyFilters = {}): Promise<ApiKeyRecord[]> {
   const page = await listPage(store, { organizationId, limit: 100_000, filters });
   expect(page.hasMore).toBe(false);
-  return page.data;
+  return page.keys;
 }
 
 /**
@@ -106,15 +122,15 @@ async function walkForwards(
   let cursor: PageCursor | undefined;
   for (;;) {
     const page = await listPage(store, { organizationId, limit, cursor, filters });
-    seen.push(...ids(page.data));
+    seen.push(...ids(page.keys));
     if (!page.hasMore) {
       return seen;
     }
-    expect(page.data).toHaveLength(limit);
+    expect(page.keys).toHaveLength(limit);
     if (seen.length > expectedCount) {
       throw new Error(`walked past the ${expectedCount} expected keys`);
     }
-    cursor = { direction: 'after', id: at(page.data, -1).id };
+    cursor = { direction: 'after', id: at(page.keys, -1).id };
   }
 }
 
@@ -127,7 +143,7 @@ async function walkBackwards(
   organizationId: string,
   limit: number,
   filters: ApiKeyFilters,
-  oldest: ApiKey,
+  oldest: ApiKeyRecord,
   expectedCount: number,
 ): Promise<string[]> {
   const pages: string[][] = [[oldest.id]];
@@ -135,16 +151,16 @@ async function walkBackwards(
   let cursor: PageCursor = { direction: 'before', id: oldest.id };
   for (;;) {
     const page = await listPage(store, { organizationId, limit, cursor, filters });
-    pages.unshift(ids(page.data));
-    seen += page.data.length;
+    pages.unshift(ids(page.keys));
+    seen += page.keys.length;
     if (!page.hasMore) {
       return pages.flat();
     }
-    expect(page.data).toHaveLength(limit);
+    expect(page.keys).toHaveLength(limit);
     if (seen > expectedCount) {
       throw new Error(`walked past the ${expectedCount} expected keys`);
     }
-    cursor = { direction: 'before', id: at(page.data, 0).id };
+    cursor = { direction: 'before', id: at(page.keys, 0).id };
   }
 }
 
@@ -154,7 +170,7 @@ async function expectWalksInBothDirections(
   organizationId: string,
   limit: number,
   filters: ApiKeyFilters,
-  expected: readonly ApiKey[],
+  expected: readonly ApiKeyRecord[],
 ): Promise<void> {
   const expectedIds = ids(expected);
   expect(await walkForwards(store, organizationId, limit, filters, expected.length)).toEqual(expectedIds);
@@ -177,7 +193,7 @@ export function describeStoreConformance(
 ): void {
   describe(`Store conformance: ${name}`, () => {
     let subject: StoreUnderTest;
-    let store: KyselyStore;
+    let store: Store;
     let appliedMigrations: string[];
     let organizationCount = 0;
 
@@ -196,34 +212,38 @@ export function describeStoreConformance(
     beforeAll(async () => {
       subject = await factory();
       store = subject.store;
-      appliedMigrations = await store.migrate();
+      appliedMigrations = await subject.migrator.migrateToLatest();
     });
 
     afterAll(async () => {
-      await store?.close();
+      await subject?.store.close();
       await subject?.cleanup?.();
     });
 
     describe('migrations', () => {
-      it('migrate() on a new database applies the initial migration', () => {
+      it('migrateToLatest() on a new database applies every migration, in order', async () => {
         expect(appliedMigrations).toContain('0001-initial');
+        expect(appliedMigrations).toEqual(await migrationNames());
       });
 
-      it('migrate() a second time applies nothing and keeps the data', async () => {
+      it('migrateToLatest() a second time applies nothing and keeps the data', async () => {
         const organizationId = await newOrganization();
         const { apiKey } = await newKey(organizationId);
 
-        expect(await store.migrate()).toEqual([]);
+        expect(await subject.migrator.migrateToLatest()).toEqual([]);
 
         expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
       });
 
-      it('the default organization exists after migrate()', async () => {
-        expect(await store.getOrganization('org_default')).toEqual({
-          id: 'org_default',
+      it('the default organization exists after migrateToLatest()', async () => {
+        expect(await store.getOrganization(DEFAULT_ORGANIZATION.id)).toEqual({
+          id: DEFAULT_ORGANIZATION.id,
           name: DEFAULT_ORGANIZATION.name,
         });
-        expect(await store.listOrganizations()).toContainEqual({ id: 'org_default', name: DEFAULT_ORGANIZATION.name });
+        expect(await store.listOrganizations()).toContainEqual({
+          id: DEFAULT_ORGANIZATION.id,
+          name: DEFAULT_ORGANIZATION.name,
+        });
       });
     });
 
@@ -256,17 +276,16 @@ export function describeStoreConformance(
         expect(secret).toMatch(API_SECRET);
         expect(apiKey).toEqual({
           id: expect.stringMatching(/^apikey_[A-Za-z0-9]{24}$/),
-          type: 'api_key',
           name: 'Production',
-          workspace_id: 'wrkspc_01',
-          created_at: expect.stringMatching(CREATED_AT),
-          created_by: { id: 'user_bob', type: 'user' },
-          partial_key_hint: expectedHint(secret),
+          workspaceId: 'wrkspc_01',
+          createdAt: expect.any(Number),
+          createdBy: { id: 'user_bob', type: 'user' },
+          partialKeyHint: expectedHint(secret),
           status: 'active',
         });
-        const createdAt = Date.parse(apiKey.created_at);
-        expect(createdAt).toBeGreaterThanOrEqual(before - 1000);
-        expect(createdAt).toBeLessThanOrEqual(Date.now() + 1000);
+        expect(Number.isSafeInteger(apiKey.createdAt)).toBe(true);
+        expect(apiKey.createdAt).toBeGreaterThanOrEqual(before * 1000 - SECOND_MICROS);
+        expect(apiKey.createdAt).toBeLessThanOrEqual(Date.now() * 1000 + SECOND_MICROS);
         const fetched = await store.getApiKey(organizationId, apiKey.id);
         expect(fetched).toEqual(apiKey);
         expect(JSON.stringify(fetched)).not.toContain(secret.slice('sk-api-'.length));
@@ -283,8 +302,8 @@ export function describeStoreConformance(
         });
 
         expect(await store.getApiKey(organizationId, apiKey.id)).toMatchObject({
-          workspace_id: null,
-          created_by: { id: 'svcacct_ci', type: 'service_account' },
+          workspaceId: null,
+          createdBy: { id: 'svcacct_ci', type: 'service_account' },
           status: 'inactive',
         });
       });
@@ -299,7 +318,7 @@ export function describeStoreConformance(
 
         expect(new Set(created.map((c) => c.apiKey.id)).size).toBe(50);
         expect(new Set(created.map((c) => c.secret)).size).toBe(50);
-        expect(new Set(created.map((c) => c.apiKey.partial_key_hint)).size).toBe(50);
+        expect(new Set(created.map((c) => c.apiKey.partialKeyHint)).size).toBe(50);
         const listed = await listAll(store, organizationId);
         expect(ids(listed)).toEqual(ids(created.map((c) => c.apiKey).reverse()));
       });
@@ -396,23 +415,23 @@ export function describeStoreConformance(
         expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(updated);
       });
 
-      it('an empty patch, or one whose fields are undefined, returns the key unchanged', async () => {
+      it('an empty patch, or one whose fields are undefined, rejects with a TypeError and changes nothing', async () => {
         const organizationId = await newOrganization();
         const { apiKey } = await newKey(organizationId, { name: 'same', status: 'inactive' });
 
-        expect(await store.updateApiKey(organizationId, apiKey.id, {})).toEqual(apiKey);
-        expect(await store.updateApiKey(organizationId, apiKey.id, { name: undefined, status: undefined })).toEqual(
-          apiKey,
-        );
+        for (const patch of EMPTY_PATCHES) {
+          await expect(store.updateApiKey(organizationId, apiKey.id, patch)).rejects.toThrow(TypeError);
+          await expect(store.updateApiKey(organizationId, UNKNOWN_ID, patch)).rejects.toThrow(TypeError);
+        }
+
         expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
       });
 
-      it('updating an unknown id returns undefined, with a patch or an empty one', async () => {
+      it('updating an unknown id returns undefined', async () => {
         const organizationId = await newOrganization();
         await newKey(organizationId);
 
         expect(await store.updateApiKey(organizationId, UNKNOWN_ID, { name: 'x' })).toBeUndefined();
-        expect(await store.updateApiKey(organizationId, UNKNOWN_ID, {})).toBeUndefined();
       });
 
       it('an update keeps the key in its place in the list order', async () => {
@@ -432,8 +451,8 @@ export function describeStoreConformance(
     describe('organization isolation', () => {
       let orgA: string;
       let orgB: string;
-      let keyA: ApiKey;
-      let keyB: ApiKey;
+      let keyA: ApiKeyRecord;
+      let keyB: ApiKeyRecord;
 
       beforeAll(async () => {
         orgA = await newOrganization('A');
@@ -455,7 +474,9 @@ export function describeStoreConformance(
 
       it("updateApiKey of another organization's key returns undefined and changes nothing", async () => {
         expect(await store.updateApiKey(orgA, keyB.id, { name: 'stolen', status: 'archived' })).toBeUndefined();
-        expect(await store.updateApiKey(orgA, keyB.id, {})).toBeUndefined();
+        for (const patch of EMPTY_PATCHES) {
+          await expect(store.updateApiKey(orgA, keyB.id, patch)).rejects.toThrow(TypeError);
+        }
 
         expect(await store.getApiKey(orgB, keyB.id)).toEqual(keyB);
       });
@@ -472,16 +493,16 @@ export function describeStoreConformance(
       });
 
       it.each<PageCursor['direction']>(['after', 'before'])(
-        "listApiKeys with an '%s' cursor of another organization's key returns undefined",
+        "listApiKeys with an '%s' cursor of another organization's key finds no cursor",
         async (direction) => {
           for (const filters of [{}, { status: 'active' as const }, { workspaceId: 'wrkspc_shared' }]) {
             expect(
               await store.listApiKeys({ organizationId: orgA, limit: 10, cursor: { direction, id: keyB.id }, filters }),
-            ).toBeUndefined();
+            ).toEqual({ kind: 'cursor_not_found' });
           }
           expect(
             await store.listApiKeys({ organizationId: orgA, limit: 10, cursor: { direction, id: keyA.id } }),
-          ).toEqual({ data: [], hasMore: false });
+          ).toEqual({ kind: 'page', keys: [], hasMore: false });
         },
       );
     });
@@ -548,14 +569,14 @@ export function describeStoreConformance(
           expect(await trx.getApiKey(organizationId, existing.id)).toEqual(updated);
           expect((await trx.findCredential(hashSecret(created.secret))).kind).toBe('api_key');
           expect((await trx.findCredential(hashSecret(admin.secret))).kind).toBe('admin_key');
-          const page = await trx.listApiKeys({ organizationId, limit: 10 });
-          expect(page?.data).toEqual([created.apiKey, updated]);
-          const after = await trx.listApiKeys({
+          const page = await listPage(trx, { organizationId, limit: 10 });
+          expect(page.keys).toEqual([created.apiKey, updated]);
+          const after = await listPage(trx, {
             organizationId,
             limit: 10,
             cursor: { direction: 'after', id: created.apiKey.id },
           });
-          expect(after?.data).toEqual([updated]);
+          expect(after.keys).toEqual([updated]);
         });
       });
 
@@ -570,7 +591,7 @@ export function describeStoreConformance(
           // Started while the update is uncommitted; on SQLite's single connection they wait for the rollback.
           outsideReads = Promise.all([
             store.getApiKey(organizationId, existing.id),
-            store.listApiKeys({ organizationId, limit: 10 }).then((page) => page?.data[0]),
+            listPage(store, { organizationId, limit: 10 }).then((page) => page.keys[0]),
           ]);
           await new Promise((resolve) => setTimeout(resolve, 20));
           throw failure;
@@ -595,7 +616,7 @@ export function describeStoreConformance(
         });
 
         await expect(outcome).rejects.toBe(failure);
-        expect((await outsideUpdate) as ApiKey).toMatchObject({ id: outside.id, name: 'committed' });
+        expect((await outsideUpdate) as ApiKeyRecord).toMatchObject({ id: outside.id, name: 'committed' });
         expect((await store.getApiKey(organizationId, outside.id))?.name).toBe('committed');
         expect((await store.getApiKey(organizationId, inside.id))?.name).toBe('inside');
       });
@@ -605,21 +626,26 @@ export function describeStoreConformance(
       it('an organization without keys lists an empty last page, with or without filters', async () => {
         const organizationId = await newOrganization();
 
-        expect(await store.listApiKeys({ organizationId, limit: 10 })).toEqual({ data: [], hasMore: false });
+        expect(await store.listApiKeys({ organizationId, limit: 10 })).toEqual({
+          kind: 'page',
+          keys: [],
+          hasMore: false,
+        });
         expect(await store.listApiKeys({ organizationId, limit: 1, filters: { status: 'active' } })).toEqual({
-          data: [],
+          kind: 'page',
+          keys: [],
           hasMore: false,
         });
       });
 
-      it('a cursor naming no key of the organization returns undefined in both directions', async () => {
+      it('a cursor naming no key of the organization finds no cursor in both directions', async () => {
         const organizationId = await newOrganization();
         await newKey(organizationId);
 
         for (const direction of ['after', 'before'] as const) {
-          expect(
-            await store.listApiKeys({ organizationId, limit: 10, cursor: { direction, id: UNKNOWN_ID } }),
-          ).toBeUndefined();
+          expect(await store.listApiKeys({ organizationId, limit: 10, cursor: { direction, id: UNKNOWN_ID } })).toEqual(
+            { kind: 'cursor_not_found' },
+          );
           expect(
             await store.listApiKeys({
               organizationId,
@@ -627,7 +653,7 @@ export function describeStoreConformance(
               cursor: { direction, id: UNKNOWN_ID },
               filters: { status: 'active' },
             }),
-          ).toBeUndefined();
+          ).toEqual({ kind: 'cursor_not_found' });
         }
       });
     });
@@ -636,7 +662,7 @@ export function describeStoreConformance(
       let orgA: string;
       let orgB: string;
       /** Every key of organization A, newest first, from one large page. */
-      let all: ApiKey[];
+      let all: ApiKeyRecord[];
       let otherIds: string[];
       let workspaces: string[];
       let users: string[];
@@ -657,8 +683,8 @@ export function describeStoreConformance(
           seed: 8,
         });
         const seeded = await listAll(store, orgA);
-        workspaces = [...new Set(seeded.map((key) => key.workspace_id))].filter((id) => id !== null).sort();
-        users = [...new Set(seeded.map((key) => key.created_by.id))].sort();
+        workspaces = [...new Set(seeded.map((key) => key.workspaceId))].filter((id) => id !== null).sort();
+        users = [...new Set(seeded.map((key) => key.createdBy.id))].sort();
         // A service account whose id equals a user's: createdByUserId must not match it.
         await store.createApiKey({
           organizationId: orgA,
@@ -681,13 +707,13 @@ export function describeStoreConformance(
 
         expect(seeded).toHaveLength(SEED_COUNT);
         expect(new Set(seeded.map((key) => key.status))).toEqual(new Set(STATUSES));
-        expect(new Set(seeded.map((key) => key.workspace_id)).size).toBe(3 + 1);
-        expect(seeded.some((key) => key.workspace_id === null)).toBe(true);
-        expect(new Set(seeded.map((key) => key.created_by.id)).size).toBe(4);
-        expect(seeded.every((key) => key.created_by.type === 'user')).toBe(true);
-        expect(new Set(seeded.map((key) => key.created_at)).size).toBe(SEED_COUNT);
-        expect(seeded.every((key) => CREATED_AT.test(key.created_at))).toBe(true);
-        expect(seeded.filter((key) => !SEEDED_HINT.test(key.partial_key_hint ?? ''))).toEqual([]);
+        expect(new Set(seeded.map((key) => key.workspaceId)).size).toBe(3 + 1);
+        expect(seeded.some((key) => key.workspaceId === null)).toBe(true);
+        expect(new Set(seeded.map((key) => key.createdBy.id)).size).toBe(4);
+        expect(seeded.every((key) => key.createdBy.type === 'user')).toBe(true);
+        expect(new Set(seeded.map((key) => key.createdAt)).size).toBe(SEED_COUNT);
+        expect(seeded.filter((key) => !Number.isSafeInteger(key.createdAt))).toEqual([]);
+        expect(seeded.filter((key) => !SEEDED_HINT.test(key.partialKeyHint ?? ''))).toEqual([]);
         expect(otherIds).toHaveLength(OTHER_ORG_SEED_COUNT);
       });
 
@@ -757,19 +783,20 @@ export function describeStoreConformance(
         const listed = await listAll(store, orgA, { createdByUserId: at(users, 0) });
 
         expect(listed.length).toBeGreaterThan(0);
-        expect(listed.every((key) => key.created_by.type === 'user')).toBe(true);
-        expect(all.some((key) => key.created_by.type === 'service_account')).toBe(true);
+        expect(listed.every((key) => key.createdBy.type === 'user')).toBe(true);
+        expect(all.some((key) => key.createdBy.type === 'service_account')).toBe(true);
       });
 
       it('a filter nobody matches returns an empty last page', async () => {
         expect(
           await store.listApiKeys({ organizationId: orgA, limit: 10, filters: { workspaceId: 'wrkspc_none' } }),
-        ).toEqual({ data: [], hasMore: false });
+        ).toEqual({ kind: 'page', keys: [], hasMore: false });
       });
 
       it('limit 1 returns the newest key and says there are more', async () => {
         expect(await store.listApiKeys({ organizationId: orgA, limit: 1 })).toEqual({
-          data: [at(all, 0)],
+          kind: 'page',
+          keys: [at(all, 0)],
           hasMore: true,
         });
       });
@@ -779,17 +806,17 @@ export function describeStoreConformance(
         const second = await listPage(store, {
           organizationId: orgA,
           limit: 1000,
-          cursor: { direction: 'after', id: at(first.data, -1).id },
+          cursor: { direction: 'after', id: at(first.keys, -1).id },
         });
         const third = await listPage(store, {
           organizationId: orgA,
           limit: 1000,
-          cursor: { direction: 'after', id: at(second.data, -1).id },
+          cursor: { direction: 'after', id: at(second.keys, -1).id },
         });
 
-        expect(first).toEqual({ data: all.slice(0, 1000), hasMore: true });
-        expect(second).toEqual({ data: all.slice(1000, 2000), hasMore: true });
-        expect(third).toEqual({ data: all.slice(2000), hasMore: false });
+        expect(first).toEqual({ kind: 'page', keys: all.slice(0, 1000), hasMore: true });
+        expect(second).toEqual({ kind: 'page', keys: all.slice(1000, 2000), hasMore: true });
+        expect(third).toEqual({ kind: 'page', keys: all.slice(2000), hasMore: false });
       });
 
       it('a limit equal to the number of matching keys says no more; one less says more', async () => {
@@ -797,11 +824,13 @@ export function describeStoreConformance(
         const expected = all.filter((key) => matches(key, filters));
 
         expect(await store.listApiKeys({ organizationId: orgA, limit: expected.length, filters })).toEqual({
-          data: expected,
+          kind: 'page',
+          keys: expected,
           hasMore: false,
         });
         expect(await store.listApiKeys({ organizationId: orgA, limit: expected.length - 1, filters })).toEqual({
-          data: expected.slice(0, -1),
+          kind: 'page',
+          keys: expected.slice(0, -1),
           hasMore: true,
         });
       });
@@ -812,10 +841,10 @@ export function describeStoreConformance(
 
         expect(
           await store.listApiKeys({ organizationId: orgA, limit: 5, cursor: { direction: 'after', id: oldest } }),
-        ).toEqual({ data: [], hasMore: false });
+        ).toEqual({ kind: 'page', keys: [], hasMore: false });
         expect(
           await store.listApiKeys({ organizationId: orgA, limit: 5, cursor: { direction: 'before', id: newest } }),
-        ).toEqual({ data: [], hasMore: false });
+        ).toEqual({ kind: 'page', keys: [], hasMore: false });
       });
 
       it('hasMore is exact at the ends: the last full page in each direction says no more', async () => {
@@ -848,11 +877,11 @@ export function describeStoreConformance(
           cursor: { direction: 'before', id: at(all, 3).id },
         });
 
-        expect(lastAfter).toEqual({ data: all.slice(n - limit), hasMore: false });
-        expect(almostLastAfter).toEqual({ data: all.slice(n - 1 - limit, n - 1), hasMore: true });
-        expect(lastBefore).toEqual({ data: all.slice(0, limit), hasMore: false });
-        expect(almostLastBefore).toEqual({ data: all.slice(1, limit + 1), hasMore: true });
-        expect(shortBefore).toEqual({ data: all.slice(0, 3), hasMore: false });
+        expect(lastAfter).toEqual({ kind: 'page', keys: all.slice(n - limit), hasMore: false });
+        expect(almostLastAfter).toEqual({ kind: 'page', keys: all.slice(n - 1 - limit, n - 1), hasMore: true });
+        expect(lastBefore).toEqual({ kind: 'page', keys: all.slice(0, limit), hasMore: false });
+        expect(almostLastBefore).toEqual({ kind: 'page', keys: all.slice(1, limit + 1), hasMore: true });
+        expect(shortBefore).toEqual({ kind: 'page', keys: all.slice(0, 3), hasMore: false });
       });
 
       it("a cursor key that does not match the filters positions the page by the key's created_at and id", async () => {
@@ -875,14 +904,16 @@ export function describeStoreConformance(
         });
 
         expect(after).toEqual({
-          data: all
+          kind: 'page',
+          keys: all
             .slice(index + 1)
             .filter((key) => matches(key, filters))
             .slice(0, limit),
           hasMore: true,
         });
         expect(before).toEqual({
-          data: all
+          kind: 'page',
+          keys: all
             .slice(0, index)
             .filter((key) => matches(key, filters))
             .slice(-limit),
@@ -891,7 +922,7 @@ export function describeStoreConformance(
       });
 
       it.each<PageCursor['direction']>(['after', 'before'])(
-        "an '%s' cursor naming a key of another organization returns undefined, with or without filters",
+        "an '%s' cursor naming a key of another organization finds no cursor, with or without filters",
         async (direction) => {
           const foreign = at(otherIds, 100);
           for (const [, filtersOf] of filterCases) {
@@ -902,11 +933,15 @@ export function describeStoreConformance(
                 cursor: { direction, id: foreign },
                 filters: filtersOf(),
               }),
-            ).toBeUndefined();
+            ).toEqual({ kind: 'cursor_not_found' });
           }
           expect(
             await store.listApiKeys({ organizationId: orgA, limit: 10, cursor: { direction, id: at(all, 100).id } }),
-          ).toBeDefined();
+          ).toEqual({
+            kind: 'page',
+            keys: direction === 'after' ? all.slice(101, 111) : all.slice(90, 100),
+            hasMore: true,
+          });
         },
       );
     });
@@ -918,7 +953,7 @@ export function describeStoreConformance(
         const T1 = 1_730_332_707_427_722;
         const T2 = T1 - 1;
         let organizationId: string;
-        let all: ApiKey[];
+        let all: ApiKeyRecord[];
         let tied: string[];
 
         beforeAll(async () => {
@@ -926,7 +961,7 @@ export function describeStoreConformance(
             throw new Error(`${name}: equalTimestamps is set, but the factory gives no setCreatedAt`);
           }
           organizationId = await newOrganization('ties');
-          const created: ApiKey[] = [];
+          const created: ApiKeyRecord[] = [];
           for (let i = 0; i < 14; i++) {
             created.push((await newKey(organizationId, { status: i % 2 === 0 ? 'active' : 'inactive' })).apiKey);
           }
@@ -938,12 +973,12 @@ export function describeStoreConformance(
 
         it('keeps microseconds exactly and orders equal created_at by id descending', () => {
           const tiedKeys = all.filter((key) => tied.includes(key.id));
-          expect(tiedKeys.map((key) => key.created_at)).toEqual(Array(6).fill('2024-10-30T23:58:27.427722Z'));
-          expect(all.filter((key) => key.created_at === '2024-10-30T23:58:27.427721Z')).toHaveLength(5);
+          expect(tiedKeys.map((key) => key.createdAt)).toEqual(Array(6).fill(T1));
+          expect(all.filter((key) => key.createdAt === T2)).toHaveLength(5);
           expect(ids(tiedKeys)).toEqual([...tied].sort().reverse());
           expect([...all].sort(newestFirst)).toEqual(all);
           // The three keys left at their creation time are newer than both tied groups.
-          expect(all.slice(0, 3).every((key) => key.created_at > '2024-10-30T23:58:27.427722Z')).toBe(true);
+          expect(all.slice(0, 3).every((key) => key.createdAt > T1)).toBe(true);
         });
 
         it.for([1, 2, 4, 5])('walks with page size %i through equal created_at in both directions', async (limit) => {
@@ -960,15 +995,16 @@ export function describeStoreConformance(
           expect(
             await store.listApiKeys({ organizationId, limit: 2, cursor: { direction: 'after', id: cursorId } }),
           ).toEqual({
-            data: all.slice(6, 8),
+            kind: 'page',
+            keys: all.slice(6, 8),
             hasMore: true,
           });
           expect(
             await store.listApiKeys({ organizationId, limit: 2, cursor: { direction: 'before', id: cursorId } }),
-          ).toEqual({ data: all.slice(3, 5), hasMore: true });
+          ).toEqual({ kind: 'page', keys: all.slice(3, 5), hasMore: true });
           expect(
             await store.listApiKeys({ organizationId, limit: 5, cursor: { direction: 'before', id: cursorId } }),
-          ).toEqual({ data: all.slice(0, 5), hasMore: false });
+          ).toEqual({ kind: 'page', keys: all.slice(0, 5), hasMore: false });
         });
       });
     }

@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DatabaseUrlError, openStore, parseDatabaseUrl, redactUrl } from '../src/open-store.js';
+import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
 
 describe('parseDatabaseUrl', () => {
@@ -67,10 +68,10 @@ describe('parseDatabaseUrl', () => {
 
 describe('openStore', () => {
   it('opens an in-memory SQLite store that migrates', async () => {
-    const store = await openStore({ kind: 'sqlite', path: SQLITE_MEMORY });
+    const { store, migrator } = await openStore({ kind: 'sqlite', path: SQLITE_MEMORY });
     try {
-      expect(await store.migrate()).toContain('0001-initial');
-      expect(await store.getOrganization('org_default')).toBeDefined();
+      expect(await migrator.migrateToLatest()).toContain('0001-initial');
+      expect(await store.getOrganization(DEFAULT_ORGANIZATION.id)).toBeDefined();
     } finally {
       await store.close();
     }

@@ -1,56 +1,39 @@
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KyselyStore } from '../src/kysely-store.js';
 import { migrationProvider } from '../src/migrations/index.js';
 import { openStore } from '../src/open-store.js';
+import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { seededRandom } from '../src/seed.js';
-import type { ApiKeyFilters, PageCursor } from '../src/types.js';
-import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
+import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
-import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, type StoreUnderTest } from './conformance.js';
+import { explainPostgres, type PlanNode, planNodes } from '../testing/query-plans.js';
+import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, listPage, type StoreUnderTest } from './conformance.js';
 import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
 
 // In CI this throws when PostgreSQL is unreachable, so these tests are never skipped there.
 const available = await postgresAvailable();
 
-/** A store on a database of its own; `setCreatedAt` writes through a second connection to create ties. */
+/** A store on a database of its own; `setCreatedAt` writes through a connection of its own to create ties. */
 async function postgresStore(options: Parameters<typeof openStore>[1] = {}): Promise<StoreUnderTest> {
   const database = await createTestDatabase();
-  const store = await openStore(
+  const opened = await openStore(
     { kind: 'postgres', url: database.url },
     { poolSize: 4, bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT, ...options },
   );
-  const side = new pg.Client({ connectionString: database.url });
-  await side.connect();
   return {
-    store,
+    ...opened,
     async setCreatedAt(apiKeyIds, micros) {
-      const result = await side.query('update api_keys set created_at = $1 where id = any($2::text[])', [
-        micros,
-        apiKeyIds,
-      ]);
+      const result = await onPostgres(database.url, (client) =>
+        client.query('update api_keys set created_at = $1 where id = any($2::text[])', [micros, apiKeyIds]),
+      );
       if (result.rowCount !== apiKeyIds.length) {
         throw new Error(`setCreatedAt changed ${result.rowCount} of ${apiKeyIds.length} keys`);
       }
     },
-    async cleanup() {
-      await side.end();
-      await database.drop();
-    },
+    cleanup: () => database.drop(),
   };
-}
-
-/** Every node of an EXPLAIN (FORMAT JSON) plan. */
-type PlanNode = {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-};
-function planNodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
 }
 
 describe.runIf(available)('PostgreSQL', () => {
@@ -58,7 +41,7 @@ describe.runIf(available)('PostgreSQL', () => {
 
   describe('query plans', () => {
     let database: TestDatabase;
-    let store: KyselyStore;
+    let store: Store;
     let explainer: pg.Client;
     let organizationId: string;
     let cursorId: string;
@@ -66,15 +49,22 @@ describe.runIf(available)('PostgreSQL', () => {
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      store = await openStore(
+      const opened = await openStore(
         { kind: 'postgres', url: database.url },
         { onQuery: (sql, parameters) => queries.push({ sql, parameters }) },
       );
-      await store.migrate();
+      store = opened.store;
+      await opened.migrator.migrateToLatest();
       organizationId = (await store.createOrganization('plans')).id;
       await store.seedApiKeys({ organizationId, count: 20_000, workspaces: 3, users: 4, seed: 1 });
-      await store.seedApiKeys({ organizationId: 'org_default', count: 5_000, workspaces: 3, users: 4, seed: 2 });
-      cursorId = (await store.listApiKeys({ organizationId, limit: 1000 }))?.data.at(-1)?.id ?? '';
+      await store.seedApiKeys({
+        organizationId: DEFAULT_ORGANIZATION.id,
+        count: 5_000,
+        workspaces: 3,
+        users: 4,
+        seed: 2,
+      });
+      cursorId = (await listPage(store, { organizationId, limit: 1000 })).keys.at(-1)?.id ?? '';
       explainer = new pg.Client({ connectionString: database.url });
       await explainer.connect();
       await explainer.query('analyze');
@@ -90,12 +80,11 @@ describe.runIf(available)('PostgreSQL', () => {
       const cursor: PageCursor | undefined =
         cursorShape === 'no cursor' ? undefined : { direction: cursorShape, id: cursorId };
       queries.length = 0;
-      const page = await store.listApiKeys({ organizationId, limit: 20, cursor, filters });
-      expect(page?.data.length).toBeGreaterThan(0);
+      const page = await listPage(store, { organizationId, limit: 20, cursor, filters });
+      expect(page.keys.length).toBeGreaterThan(0);
       const plans: PlanNode[][] = [];
       for (const { sql, parameters } of queries) {
-        const result = await explainer.query(`explain (format json) ${sql}`, [...parameters]);
-        plans.push(planNodes((result.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan));
+        plans.push(planNodes((await explainPostgres(explainer, sql, parameters)).plan));
       }
       return plans;
     }
@@ -132,7 +121,7 @@ describe.runIf(available)('PostgreSQL', () => {
         dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
       });
       const migrator = new Migrator({ db, provider: migrationProvider });
-      const store = await openStore({ kind: 'postgres', url: database.url });
+      const { store } = await openStore({ kind: 'postgres', url: database.url });
       const indexes = async () =>
         (
           await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes
@@ -148,8 +137,14 @@ describe.runIf(available)('PostgreSQL', () => {
       try {
         expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
         const initial = await indexes();
-        await store.seedApiKeys({ organizationId: 'org_default', count: 500, workspaces: 3, users: 4, seed: 3 });
-        const query = { organizationId: 'org_default', limit: 50, filters: { status: 'active' as const } };
+        await store.seedApiKeys({
+          organizationId: DEFAULT_ORGANIZATION.id,
+          count: 500,
+          workspaces: 3,
+          users: 4,
+          seed: 3,
+        });
+        const query = { organizationId: DEFAULT_ORGANIZATION.id, limit: 50, filters: { status: 'active' as const } };
         const page = await store.listApiKeys(query);
 
         expect((await migrator.migrateTo('0002-covering-list-indexes')).error).toBeUndefined();
@@ -193,35 +188,41 @@ describe.runIf(available)('PostgreSQL', () => {
 
     it('a rename on the latest schema is a heap-only update: it writes no index entry', async () => {
       const database = await createTestDatabase();
-      const store = await openStore({ kind: 'postgres', url: database.url });
-      const client = new pg.Client({ connectionString: database.url });
+      const { store, migrator } = await openStore({ kind: 'postgres', url: database.url });
       try {
-        await store.migrate();
-        await store.seedApiKeys({ organizationId: 'org_default', count: 2000, workspaces: 3, users: 4, seed: 4 });
-        const page = await store.listApiKeys({ organizationId: 'org_default', limit: 100 });
-        for (const [index, key] of (page?.data ?? []).entries()) {
-          await store.updateApiKey('org_default', key.id, { name: `renamed ${index}` });
+        await migrator.migrateToLatest();
+        await store.seedApiKeys({
+          organizationId: DEFAULT_ORGANIZATION.id,
+          count: 2000,
+          workspaces: 3,
+          users: 4,
+          seed: 4,
+        });
+        const page = await listPage(store, { organizationId: DEFAULT_ORGANIZATION.id, limit: 100 });
+        for (const [index, key] of page.keys.entries()) {
+          await store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: `renamed ${index}` });
         }
         // A backend reports its statistics when it exits: close the store's connections, then read them.
         await store.close();
-        await client.connect();
-        const counts = async () =>
-          (
-            await client.query<{ updates: string; hot: string }>(
-              `select n_tup_upd as updates, n_tup_hot_upd as hot from pg_stat_user_tables where relname = 'api_keys'`,
-            )
-          ).rows[0];
-        let seen = await counts();
-        for (let attempt = 0; attempt < 50 && Number(seen?.updates) < 100; attempt++) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          seen = await counts();
-        }
+        const seen = await onPostgres(database.url, async (client) => {
+          const counts = async () =>
+            (
+              await client.query<{ updates: string; hot: string }>(
+                `select n_tup_upd as updates, n_tup_hot_upd as hot from pg_stat_user_tables where relname = 'api_keys'`,
+              )
+            ).rows[0];
+          let counted = await counts();
+          for (let attempt = 0; attempt < 50 && Number(counted?.updates) < 100; attempt++) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            counted = await counts();
+          }
+          return counted;
+        });
 
-        expect(page?.data).toHaveLength(100);
+        expect(page.keys).toHaveLength(100);
         expect(Number(seen?.updates)).toBe(100);
         expect(Number(seen?.hot)).toBe(100);
       } finally {
-        await client.end();
         await store.close();
         await database.drop();
       }
@@ -233,26 +234,27 @@ describe.runIf(available)('PostgreSQL', () => {
       const random = seededRandom(7);
       const longestName = () =>
         Array.from({ length: 500 }, () => String.fromCodePoint(0x10000 + Math.floor(random() * 0xf0000))).join('');
-      const { store, cleanup } = await postgresStore();
+      const { store, migrator, cleanup } = await postgresStore();
       try {
-        await store.migrate();
+        await migrator.migrateToLatest();
         const name = longestName();
         const { apiKey } = await store.createApiKey({
-          organizationId: 'org_default',
+          organizationId: DEFAULT_ORGANIZATION.id,
           name,
           createdBy: { id: 'user_alice', type: 'user' },
         });
-        const renamed = await store.updateApiKey('org_default', apiKey.id, { name: longestName() });
-        const page = await store.listApiKeys({
-          organizationId: 'org_default',
+        const renamed = await store.updateApiKey(DEFAULT_ORGANIZATION.id, apiKey.id, { name: longestName() });
+        const page = await listPage(store, {
+          organizationId: DEFAULT_ORGANIZATION.id,
           limit: 1,
           filters: { status: 'active' },
         });
 
         expect(Buffer.byteLength(name)).toBe(2000);
         expect(renamed?.name).not.toBe(name);
-        expect(page?.data).toEqual([renamed]);
+        expect(page.keys).toEqual([renamed]);
       } finally {
+        await store.close();
         await cleanup?.();
       }
     });

@@ -6,11 +6,12 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KyselyStore } from '../src/kysely-store.js';
 import { migrationProvider } from '../src/migrations/index.js';
+import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
-import type { ApiKeyFilters, PageCursor } from '../src/types.js';
-import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, type StoreUnderTest } from './conformance.js';
+import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
+import { explainSqlite } from '../testing/query-plans.js';
+import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, listPage, type StoreUnderTest } from './conformance.js';
 import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
 
 const PACKAGE_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -25,7 +26,7 @@ async function openTempFileStore(): Promise<StoreUnderTest> {
   const { path, removeDir } = await tempDatabasePath();
   let side: Database.Database | undefined;
   return {
-    store: openSqliteStore(path, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }),
+    ...openSqliteStore(path, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }),
     async setCreatedAt(apiKeyIds, micros) {
       side ??= new Database(path);
       const update = side.prepare('update api_keys set created_at = ? where id = ?');
@@ -43,7 +44,7 @@ async function openTempFileStore(): Promise<StoreUnderTest> {
 
 describeStoreConformance(
   'SQLite in memory',
-  async () => ({ store: openSqliteStore(SQLITE_MEMORY, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }) }),
+  async () => openSqliteStore(SQLITE_MEMORY, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }),
   {
     equalTimestamps: false,
   },
@@ -65,8 +66,8 @@ describe('SQLite durability', () => {
   });
 
   it('an update is still there after closing and reopening the file', async () => {
-    const first = openSqliteStore(path);
-    await first.migrate();
+    const { store: first, migrator } = openSqliteStore(path);
+    await migrator.migrateToLatest();
     const organizationId = (await first.createOrganization('durable')).id;
     const { apiKey } = await first.createApiKey({
       organizationId,
@@ -77,9 +78,9 @@ describe('SQLite durability', () => {
     await first.close();
 
     const reopened = openSqliteStore(path);
-    const fetched = await reopened.getApiKey(organizationId, apiKey.id);
-    const migrations = await reopened.migrate();
-    await reopened.close();
+    const fetched = await reopened.store.getApiKey(organizationId, apiKey.id);
+    const migrations = await reopened.migrator.migrateToLatest();
+    await reopened.store.close();
 
     expect(fetched).toEqual({ ...apiKey, name: 'after', status: 'archived' });
     expect(migrations).toEqual([]);
@@ -95,7 +96,7 @@ describe('SQLite durability', () => {
   });
 
   it('an acknowledged update survives the process being killed without closing the store', async () => {
-    const store = openSqliteStore(path);
+    const { store } = openSqliteStore(path);
     const organizationId = (await store.createOrganization('killed')).id;
     const { apiKey } = await store.createApiKey({
       organizationId,
@@ -130,7 +131,7 @@ describe('SQLite durability', () => {
         signal === 'SIGKILL' ? resolve(text) : reject(new Error(`child exited: ${text}`)),
       );
     });
-    const reopened = openSqliteStore(path);
+    const { store: reopened } = openSqliteStore(path);
     const fetched = await reopened.getApiKey(organizationId, apiKey.id);
     await reopened.close();
 
@@ -142,18 +143,19 @@ describe('SQLite durability', () => {
 describe('SQLite group commit', () => {
   let path: string;
   let removeDir: () => Promise<void>;
-  let store: KyselyStore;
+  let store: Store;
   let side: Database.Database;
   let organizationId: string;
   let ids: string[];
 
   beforeAll(async () => {
     ({ path, removeDir } = await tempDatabasePath());
-    store = openSqliteStore(path);
-    await store.migrate();
+    const opened = openSqliteStore(path);
+    store = opened.store;
+    await opened.migrator.migrateToLatest();
     organizationId = (await store.createOrganization('group commit')).id;
     await store.seedApiKeys({ organizationId, count: 200, workspaces: 2, users: 2, seed: 3 });
-    ids = (await store.listApiKeys({ organizationId, limit: 200 }))?.data.map((key) => key.id) ?? [];
+    ids = (await listPage(store, { organizationId, limit: 200 })).keys.map((key) => key.id);
     side = new Database(path);
   });
 
@@ -228,7 +230,7 @@ describe.each([
 ])('SQLite query plans %s', (_, analyze) => {
   let path: string;
   let removeDir: () => Promise<void>;
-  let store: KyselyStore;
+  let store: Store;
   let explainer: Database.Database;
   let organizationId: string;
   let cursorId: string;
@@ -236,13 +238,14 @@ describe.each([
 
   beforeAll(async () => {
     ({ path, removeDir } = await tempDatabasePath());
-    store = openSqliteStore(path, { onQuery: (sql, parameters) => queries.push({ sql, parameters }) });
-    await store.migrate();
+    const opened = openSqliteStore(path, { onQuery: (sql, parameters) => queries.push({ sql, parameters }) });
+    store = opened.store;
+    await opened.migrator.migrateToLatest();
     organizationId = (await store.createOrganization('plans')).id;
     await store.seedApiKeys({ organizationId, count: 3000, workspaces: 3, users: 4, seed: 1 });
-    await store.seedApiKeys({ organizationId: 'org_default', count: 1000, workspaces: 3, users: 4, seed: 2 });
-    const page = await store.listApiKeys({ organizationId, limit: 1500 });
-    cursorId = page?.data.at(-1)?.id ?? '';
+    await store.seedApiKeys({ organizationId: DEFAULT_ORGANIZATION.id, count: 1000, workspaces: 3, users: 4, seed: 2 });
+    const page = await listPage(store, { organizationId, limit: 1500 });
+    cursorId = page.keys.at(-1)?.id ?? '';
     explainer = new Database(path);
     if (analyze) {
       explainer.exec('analyze');
@@ -260,14 +263,9 @@ describe.each([
     const cursor: PageCursor | undefined =
       cursorShape === 'no cursor' ? undefined : { direction: cursorShape, id: cursorId };
     queries.length = 0;
-    const page = await store.listApiKeys({ organizationId, limit: 20, cursor, filters });
-    expect(page?.data.length).toBeGreaterThan(0);
-    return queries.map(({ sql, parameters }) => ({
-      sql,
-      steps: (explainer.prepare(`explain query plan ${sql}`).all(...parameters) as { detail: string }[]).map(
-        (row) => row.detail,
-      ),
-    }));
+    const page = await listPage(store, { organizationId, limit: 20, cursor, filters });
+    expect(page.keys.length).toBeGreaterThan(0);
+    return queries.map(({ sql, parameters }) => ({ sql, steps: explainSqlite(explainer, sql, parameters) }));
   }
 
   describe.each(FILTER_SHAPES)('listing with %s', (_, filters, expectedIndex) => {
@@ -314,12 +312,18 @@ describe('SQLite list index migration', () => {
       database
         .prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'api_keys' order by name")
         .all() as { name: string; sql: string | null }[];
-    const store = openSqliteStore(path);
+    const { store } = openSqliteStore(path);
     try {
       expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
       const initial = indexes();
-      await store.seedApiKeys({ organizationId: 'org_default', count: 500, workspaces: 3, users: 4, seed: 3 });
-      const query = { organizationId: 'org_default', limit: 50, filters: { status: 'active' as const } };
+      await store.seedApiKeys({
+        organizationId: DEFAULT_ORGANIZATION.id,
+        count: 500,
+        workspaces: 3,
+        users: 4,
+        seed: 3,
+      });
+      const query = { organizationId: DEFAULT_ORGANIZATION.id, limit: 50, filters: { status: 'active' as const } };
       const page = await store.listApiKeys(query);
 
       expect((await migrator.migrateToLatest()).error).toBeUndefined();

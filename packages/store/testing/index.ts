@@ -1,4 +1,10 @@
-export { migrationProvider } from '../src/migrations/index.js';
-export { describeStoreConformance } from '../test/conformance.js';
-export { createTestDatabase, type TestDatabase } from './postgres.js';
+import { migrationProvider } from '../src/migrations/index.js';
+
+export { createTestDatabase, databaseUrl, onPostgres, type TestDatabase } from './postgres.js';
 export { postgresAvailable, TEST_POSTGRES_URL } from './postgres-available.js';
+export { explainPostgres, explainSqlite, type PlanNode, planNodes } from './query-plans.js';
+
+/** The names of every migration, in the order they apply. */
+export async function migrationNames(): Promise<string[]> {
+  return Object.keys(await migrationProvider.getMigrations()).sort();
+}

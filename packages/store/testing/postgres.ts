@@ -8,32 +8,32 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
+/** The URL of database `name` on the server of `serverUrl` (same host, port, user and options). */
+export function databaseUrl(serverUrl: string, name: string): string {
+  const parsed = new URL(serverUrl);
+  parsed.pathname = `/${name}`;
   return parsed.toString();
+}
+
+/** Runs `work` on one connection to `url`, closed afterwards. */
+export async function onPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Creates an empty database with a unique name on the test server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `apikeys_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await onPostgres(TEST_POSTGRES_URL, (client) => client.query(`create database ${name}`));
   return {
-    url: withDatabase(TEST_POSTGRES_URL, name),
+    url: databaseUrl(TEST_POSTGRES_URL, name),
     async drop() {
-      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
+      await onPostgres(TEST_POSTGRES_URL, (client) => client.query(`drop database if exists ${name} with (force)`));
     },
   };
 }

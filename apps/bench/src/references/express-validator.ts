@@ -1,22 +1,14 @@
 // Reference 3: Express 5 with express-openapi-validator checking every request and response against the real spec,
-// configured as the server configures it, serving the page from an in-memory array. No authentication, logging or
+// configured by the server's own function, serving the page from an in-memory array. No authentication, logging or
 // database: the floor that the spec validation alone puts under the real server.
+import { validateWithSpec } from '@apikeys/server/validate-with-spec';
 import { loadSpec } from '@apikeys/spec';
 import express from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { firstPage, loadItems, logListening } from './page.js';
 
 const items = loadItems();
 const app = express();
-app.use(
-  OpenApiValidator.middleware({
-    apiSpec: loadSpec() as never,
-    validateRequests: { allowUnknownQueryParameters: false },
-    validateResponses: true,
-    validateSecurity: false,
-    $refParser: { mode: 'dereference' },
-  }),
-);
+app.use(validateWithSpec(loadSpec()));
 app.get('/v1/organizations/api_keys', (req, res) => {
   res.json(firstPage(items, Number(req.query.limit)));
 });

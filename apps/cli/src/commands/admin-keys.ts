@@ -1,11 +1,12 @@
-import type { AdminKey } from '@apikeys/store';
+import type { AdminKeyRecord } from '@apikeys/store';
 import type { Command } from 'commander';
-import { parseId, parseName } from '../arguments.js';
+import { NAME_LENGTH, parseId, parseName } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { printJson } from '../output.js';
 import { resolveOrganization, withStore } from '../store-session.js';
 
-function describe(adminKey: AdminKey) {
+/** An admin key as the CLI prints it: snake_case, like the API's JSON. */
+function describe(adminKey: AdminKeyRecord) {
   return {
     id: adminKey.id,
     organization_id: adminKey.organizationId,
@@ -22,7 +23,7 @@ export function registerAdminKeys(program: Command): void {
   adminKeys
     .command('create')
     .description('create an admin key; its secret is printed this once and cannot be shown again')
-    .requiredOption('--name <name>', 'admin key name (1 to 500 characters)', parseName)
+    .requiredOption('--name <name>', `admin key name (${NAME_LENGTH})`, parseName)
     .option('--org <org_id>', 'organization (default: the default organization)', parseId)
     .action((options: { name: string; org?: string }) =>
       withStore(async (store) => {

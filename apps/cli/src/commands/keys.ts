@@ -1,6 +1,7 @@
 import type { ApiKeyStatus } from '@apikeys/api-types';
+import { toApiKeyJson } from '@apikeys/server/serializers';
 import { type Command, Option } from 'commander';
-import { API_KEY_STATUSES, parseId, parseInteger, parseName } from '../arguments.js';
+import { API_KEY_STATUSES, NAME_LENGTH, parseId, parseInteger, parseName } from '../arguments.js';
 import { printJson } from '../output.js';
 import { resolveOrganization, withStore } from '../store-session.js';
 
@@ -42,7 +43,7 @@ export function registerKeys(program: Command): Command {
   keys
     .command('create')
     .description('create an API key in the database; its secret is printed this once and cannot be shown again')
-    .requiredOption('--name <name>', 'key name (1 to 500 characters)', parseName)
+    .requiredOption('--name <name>', `key name (${NAME_LENGTH})`, parseName)
     .option('--org <org_id>', 'organization (default: the default organization)', parseId)
     .option('--workspace-id <workspace_id>', 'workspace (default: the default workspace)', parseId)
     .option('--created-by <user_id>', `ID of the user who creates it (default: ${CLI_SERVICE_ACCOUNT.id})`, parseId)
@@ -57,7 +58,7 @@ export function registerKeys(program: Command): Command {
           createdBy: options.createdBy ? { id: options.createdBy, type: 'user' } : CLI_SERVICE_ACCOUNT,
           status: options.status,
         });
-        printJson({ ...apiKey, key: secret });
+        printJson({ ...toApiKeyJson(apiKey), key: secret });
       }),
     );
 

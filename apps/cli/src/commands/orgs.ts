@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parseName } from '../arguments.js';
+import { NAME_LENGTH, parseName } from '../arguments.js';
 import { printJson } from '../output.js';
 import { withStore } from '../store-session.js';
 
@@ -10,7 +10,7 @@ export function registerOrgs(program: Command): void {
   orgs
     .command('create')
     .description('create an organization')
-    .requiredOption('--name <name>', 'organization name (1 to 500 characters)', parseName)
+    .requiredOption('--name <name>', `organization name (${NAME_LENGTH})`, parseName)
     .action((options: { name: string }) =>
       withStore(async (store) => printJson(await store.createOrganization(options.name))),
     );

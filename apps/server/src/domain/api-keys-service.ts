@@ -1,70 +1,88 @@
-import type { ApiKey, ApiKeyList, ApiKeyStatus } from '@apikeys/api-types';
-import type { ApiKeyFilters, ApiKeyPatch, PageCursor, Store } from '@apikeys/store';
+import type { ApiKeyFilters, ApiKeyPage, ApiKeyRecord, ApiKeyStatus, PageCursor, Store } from '@apikeys/store';
 import { AppError, invalidRequest } from './errors.js';
 
-export interface ListParams {
+/** What `listApiKeys` takes: a page size, at most one cursor, and filters. */
+export interface ListApiKeysParams {
   limit: number;
-  beforeId?: string | undefined;
   afterId?: string | undefined;
+  beforeId?: string | undefined;
   filters: ApiKeyFilters;
 }
 
-export interface UpdateParams {
+/** What `updateApiKey` takes: each field is a new value, or undefined to leave it unchanged. */
+export interface UpdateApiKeyParams {
   name?: string | undefined;
-  status?: ApiKeyStatus | null | undefined;
+  status?: ApiKeyStatus | undefined;
 }
 
-function notFound(id: string): AppError {
+/** The query parameter that carries each kind of cursor, which the errors about a cursor name. */
+const CURSOR_PARAMETER: Record<PageCursor['direction'], string> = { after: 'after_id', before: 'before_id' };
+
+function apiKeyNotFound(id: string): AppError {
   return new AppError('not_found_error', `api_key_id: no API key with ID ${id}`);
 }
 
-/** The rules of the API key operations, independent of HTTP. Every call acts on one organization. */
+/** At most one cursor; both are a client error. */
+function pageCursor({ afterId, beforeId }: ListApiKeysParams): PageCursor | undefined {
+  if (afterId !== undefined && beforeId !== undefined) {
+    throw invalidRequest(CURSOR_PARAMETER.before, 'cannot be combined with after_id; pass at most one cursor');
+  }
+  if (afterId !== undefined) {
+    return { direction: 'after', id: afterId };
+  }
+  return beforeId === undefined ? undefined : { direction: 'before', id: beforeId };
+}
+
+/** The error for a cursor that names no key of the organization. */
+function unknownCursor(cursor: PageCursor | undefined): Error {
+  if (!cursor) {
+    return new Error('the store reported an unknown cursor for a query without one');
+  }
+  return invalidRequest(CURSOR_PARAMETER[cursor.direction], `no API key with ID ${cursor.id}`);
+}
+
+/**
+ * The rules of the API key operations, independent of HTTP; each method is named after its operationId and acts
+ * on one organization.
+ */
 export class ApiKeysService {
   constructor(private readonly store: Store) {}
 
-  async list(organizationId: string, params: ListParams): Promise<ApiKeyList> {
-    if (params.beforeId !== undefined && params.afterId !== undefined) {
-      throw invalidRequest('before_id', 'cannot be combined with after_id; pass at most one cursor');
+  /** One page of keys. A cursor must name a key of the organization (which need not match the filters). */
+  async listApiKeys(organizationId: string, params: ListApiKeysParams): Promise<ApiKeyPage> {
+    const cursor = pageCursor(params);
+    const result = await this.store.listApiKeys({
+      organizationId,
+      limit: params.limit,
+      cursor,
+      filters: params.filters,
+    });
+    if (result.kind === 'cursor_not_found') {
+      throw unknownCursor(cursor);
     }
-    let cursor: PageCursor | undefined;
-    let cursorParameter = '';
-    if (params.afterId !== undefined) {
-      cursor = { direction: 'after', id: params.afterId };
-      cursorParameter = 'after_id';
-    } else if (params.beforeId !== undefined) {
-      cursor = { direction: 'before', id: params.beforeId };
-      cursorParameter = 'before_id';
-    }
-
-    const page = await this.store.listApiKeys({ organizationId, limit: params.limit, cursor, filters: params.filters });
-    if (!page) {
-      throw invalidRequest(cursorParameter, `no API key with ID ${cursor?.id}`);
-    }
-    return {
-      data: page.data,
-      has_more: page.hasMore,
-      first_id: page.data[0]?.id ?? null,
-      last_id: page.data.at(-1)?.id ?? null,
-    };
+    return { keys: result.keys, hasMore: result.hasMore };
   }
 
-  async get(organizationId: string, id: string): Promise<ApiKey> {
+  async getApiKey(organizationId: string, id: string): Promise<ApiKeyRecord> {
     const key = await this.store.getApiKey(organizationId, id);
     if (!key) {
-      throw notFound(id);
+      throw apiKeyNotFound(id);
     }
     return key;
   }
 
-  /** Omitted and null fields are left unchanged; an empty update returns the key as it is. */
-  async update(organizationId: string, id: string, params: UpdateParams): Promise<ApiKey> {
-    const patch: ApiKeyPatch = {
-      name: params.name,
-      status: params.status ?? undefined,
-    };
-    const key = await this.store.updateApiKey(organizationId, id, patch);
+  /** Changes the given fields; an update that changes none returns the key as it is, without a write. */
+  async updateApiKey(organizationId: string, id: string, { name, status }: UpdateApiKeyParams): Promise<ApiKeyRecord> {
+    let key: ApiKeyRecord | undefined;
+    if (name !== undefined) {
+      key = await this.store.updateApiKey(organizationId, id, { name, status });
+    } else if (status !== undefined) {
+      key = await this.store.updateApiKey(organizationId, id, { status });
+    } else {
+      key = await this.store.getApiKey(organizationId, id);
+    }
     if (!key) {
-      throw notFound(id);
+      throw apiKeyNotFound(id);
     }
     return key;
   }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../domain/errors.js';
+import { HttpError } from './errors/http-error.js';
 
 const VERSION_HEADER = 'vendor-version';
 // An existing third-party SDK for this API sends its version under this name.
@@ -20,12 +20,12 @@ export function requireApiVersion(supportedVersions: readonly string[]) {
       req.headers[VERSION_HEADER] = alias;
     }
     if (version === undefined || version === '') {
-      next(new AppError('invalid_request_error', `${VERSION_HEADER}: header is required`));
+      next(HttpError.of('invalid_request_error', `${VERSION_HEADER}: header is required`));
       return;
     }
     if (typeof version !== 'string' || !supportedVersions.includes(version)) {
       next(
-        new AppError(
+        HttpError.of(
           'invalid_request_error',
           `${VERSION_HEADER}: unsupported version ${JSON.stringify(String(version))}; supported versions: ${supported}`,
         ),

@@ -1,6 +1,6 @@
 import { hashSecret, type Store } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../domain/errors.js';
+import { HttpError } from './errors/http-error.js';
 
 /** Who is calling: the admin key and the organization every operation of this request acts on. */
 export interface Caller {
@@ -16,17 +16,17 @@ export function authenticate(store: Store) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const secret = req.headers['x-api-key'];
     if (typeof secret !== 'string' || secret === '') {
-      next(new AppError('authentication_error', 'x-api-key header is required'));
+      next(HttpError.of('authentication_error', 'x-api-key header is required'));
       return;
     }
     try {
       const credential = await store.findCredential(hashSecret(secret));
       if (credential.kind === 'api_key') {
-        next(new AppError('permission_error', 'this API requires an admin key; x-api-key holds a regular API key'));
+        next(HttpError.of('permission_error', 'this API requires an admin key; x-api-key holds a regular API key'));
         return;
       }
       if (credential.kind === 'unknown' || credential.adminKey.status !== 'active') {
-        next(new AppError('authentication_error', 'invalid x-api-key'));
+        next(HttpError.of('authentication_error', 'invalid x-api-key'));
         return;
       }
       const caller: Caller = {

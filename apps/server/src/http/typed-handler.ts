@@ -1,10 +1,18 @@
-import type { OperationId, operations } from '@apikeys/api-types';
+import type { OperationId, operations, QueryParameterDefaults } from '@apikeys/api-types';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Caller, callerOf } from './authenticate.js';
 import { sendJson } from './send-json.js';
 
 type Operation<K extends OperationId> = operations[K];
 type ParametersOf<K extends OperationId, In extends 'query' | 'path'> = NonNullable<Operation<K>['parameters'][In]>;
+
+/**
+ * The query as the validator hands it over: it fills in every parameter the spec gives a default, so those are
+ * always present (`QueryParameterDefaults` is generated from the spec). No handler applies a default of its own.
+ */
+type ValidatedQuery<K extends OperationId> = K extends keyof QueryParameterDefaults
+  ? ParametersOf<K, 'query'> & Required<Pick<ParametersOf<K, 'query'>, QueryParameterDefaults[K]>>
+  : ParametersOf<K, 'query'>;
 
 /** The JSON body of an operation's request, from the generated types. */
 export type RequestBodyOf<K extends OperationId> =
@@ -24,7 +32,7 @@ export type SuccessBodyOf<K extends OperationId> = Operation<K>['responses'] ext
 /** What a handler receives: the caller and the request's inputs, already validated and coerced by the spec. */
 export interface OperationInput<K extends OperationId> {
   caller: Caller;
-  query: ParametersOf<K, 'query'>;
+  query: ValidatedQuery<K>;
   path: ParametersOf<K, 'path'>;
   body: RequestBodyOf<K>;
 }
@@ -44,7 +52,7 @@ export function toExpressHandler<K extends OperationId>(handler: OperationHandle
     try {
       const result = await handler({
         caller: callerOf(res),
-        query: req.query as ParametersOf<K, 'query'>,
+        query: req.query as ValidatedQuery<K>,
         path: req.params as ParametersOf<K, 'path'>,
         body: req.body as RequestBodyOf<K>,
       });

@@ -1,14 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  API_VERSION,
   apiKeyPath,
+  authHeaders,
   createKey,
-  createTestOrganization,
+  DEFAULT_ORGANIZATION,
   expectError,
   expectInternalError,
+  expectMatchesSpec,
+  startTestServer,
+  type TestServer,
   VERSION_HEADER,
-} from '../support/contract-helpers.js';
-import { API_VERSION, authHeaders, startTestServer, type TestServer } from '../support/harness.js';
-import { expectMatchesSpec } from '../support/spec-validator.js';
+} from '@apikeys/server/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const KEY_PATH = '/v1/organizations/api_keys/{api_key_id}';
 
@@ -32,7 +35,7 @@ describe('getApiKey', () => {
 
   describe('200 the API key', () => {
     it('returns the key as stored, with every documented field', async () => {
-      const { apiKey } = await createKey(server, 'org_default', {
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id, {
         name: 'Production backend',
         workspaceId: 'wrkspc_prod',
         createdBy: { id: 'user_alice', type: 'user' },
@@ -60,7 +63,7 @@ describe('getApiKey', () => {
     });
 
     it('returns a key of the default workspace with workspace_id null', async () => {
-      const { apiKey } = await createKey(server, 'org_default', { workspaceId: null });
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id, { workspaceId: null });
 
       const { data, response } = await server.client.GET(KEY_PATH, {
         params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
@@ -71,7 +74,7 @@ describe('getApiKey', () => {
     });
 
     it('never returns the secret, only a redacted hint of it', async () => {
-      const { apiKey, secret } = await createKey(server, 'org_default');
+      const { apiKey, secret } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { response, text } = await getRaw(apiKey.id);
 
@@ -82,7 +85,7 @@ describe('getApiKey', () => {
     });
 
     it('accepts anthropic-version as an alias of vendor-version', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { response, body } = await getRaw(apiKey.id, {
         'x-api-key': server.adminKey,
@@ -96,40 +99,68 @@ describe('getApiKey', () => {
 
   describe('400 invalid_request_error', () => {
     it('rejects a request without a version header', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { response, body } = await getRaw(apiKey.id, { 'x-api-key': server.adminKey });
 
-      expect(response.status).toBe(400);
-      expectError(body, 'invalid_request_error', 'vendor-version: header is required');
+      expectError(
+        { response, body },
+        {
+          operationId: 'getApiKey',
+          status: 400,
+          type: 'invalid_request_error',
+          message: 'vendor-version: header is required',
+        },
+      );
     });
 
     it('rejects an unsupported version', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { response, body } = await getRaw(
         apiKey.id,
         authHeaders(server.adminKey, { 'vendor-version': '2024-01-01' }),
       );
 
-      expect(response.status).toBe(400);
-      expectError(body, 'invalid_request_error', /^vendor-version: .*"2024-01-01"/);
+      expectError(
+        { response, body },
+        {
+          operationId: 'getApiKey',
+          status: 400,
+          type: 'invalid_request_error',
+          message: /^vendor-version: .*"2024-01-01"/,
+        },
+      );
     });
 
     it('rejects a query parameter the operation does not declare', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { response, body } = await getRaw(apiKey.id, authHeaders(server.adminKey), '?expand=secret');
 
-      expect(response.status).toBe(400);
-      expectError(body, 'invalid_request_error', /^expand: unknown query parameter/);
+      expectError(
+        { response, body },
+        {
+          operationId: 'getApiKey',
+          status: 400,
+          type: 'invalid_request_error',
+          message: /^expand: unknown query parameter/,
+        },
+      );
     });
 
     it('rejects an api_key_id longer than 255 characters, naming the parameter', async () => {
       const { response, body } = await getRaw('k'.repeat(256));
 
-      expect(response.status).toBe(400);
-      expectError(body, 'invalid_request_error', /^api_key_id: must NOT have more than 255 characters/);
+      expectError(
+        { response, body },
+        {
+          operationId: 'getApiKey',
+          status: 400,
+          type: 'invalid_request_error',
+          message: /^api_key_id: must NOT have more than 255 characters/,
+        },
+      );
     });
 
     it('rejects a path with malformed percent-encoding', async () => {
@@ -138,36 +169,44 @@ describe('getApiKey', () => {
       });
       expectMatchesSpec('getApiKey', result.response, result.body);
 
-      expect(result.response.status).toBe(400);
-      expectError(result.body, 'invalid_request_error', /^path: /);
+      expectError(result, { operationId: 'getApiKey', status: 400, type: 'invalid_request_error', message: /^path: / });
     });
   });
 
   describe('401 authentication_error', () => {
     it('rejects a request without x-api-key', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { response, body } = await getRaw(apiKey.id, { 'vendor-version': API_VERSION });
 
-      expect(response.status).toBe(401);
-      expectError(body, 'authentication_error', 'x-api-key header is required');
+      expectError(
+        { response, body },
+        {
+          operationId: 'getApiKey',
+          status: 401,
+          type: 'authentication_error',
+          message: 'x-api-key header is required',
+        },
+      );
     });
 
     it('rejects an unknown admin key without revealing whether the key exists', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { error, response } = await server
         .clientFor('sk-adm-doesnotexistdoesnotexistdoesnotexistdoe')
         .GET(KEY_PATH, { params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } } });
 
       expectMatchesSpec('getApiKey', response, error);
-      expect(response.status).toBe(401);
-      expectError(error, 'authentication_error', 'invalid x-api-key');
+      expectError(
+        { response, body: error },
+        { operationId: 'getApiKey', status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
+      );
     });
 
     it('rejects a disabled admin key', async () => {
-      const org = await createTestOrganization(server);
-      const { apiKey } = await createKey(server, org.id);
+      const org = await server.createOrganization();
+      const { apiKey } = await createKey(server.store, org.id);
       await server.store.setAdminKeyStatus(org.adminKeyId, 'disabled');
 
       const { error, response } = await org.client.GET(KEY_PATH, {
@@ -175,22 +214,26 @@ describe('getApiKey', () => {
       });
 
       expectMatchesSpec('getApiKey', response, error);
-      expect(response.status).toBe(401);
-      expectError(error, 'authentication_error', 'invalid x-api-key');
+      expectError(
+        { response, body: error },
+        { operationId: 'getApiKey', status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
+      );
     });
   });
 
   describe('403 permission_error', () => {
     it('refuses a regular API key, even when it asks for itself', async () => {
-      const { apiKey, secret } = await createKey(server, 'org_default');
+      const { apiKey, secret } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { error, response } = await server.clientFor(secret).GET(KEY_PATH, {
         params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
       });
 
       expectMatchesSpec('getApiKey', response, error);
-      expect(response.status).toBe(403);
-      expectError(error, 'permission_error', /admin key/);
+      expectError(
+        { response, body: error },
+        { operationId: 'getApiKey', status: 403, type: 'permission_error', message: /admin key/ },
+      );
     });
   });
 
@@ -201,27 +244,41 @@ describe('getApiKey', () => {
       });
 
       expectMatchesSpec('getApiKey', response, error);
-      expect(response.status).toBe(404);
-      expectError(error, 'not_found_error', 'api_key_id: no API key with ID apikey_000000000000000000000000');
+      expectError(
+        { response, body: error },
+        {
+          operationId: 'getApiKey',
+          status: 404,
+          type: 'not_found_error',
+          message: 'api_key_id: no API key with ID apikey_000000000000000000000000',
+        },
+      );
     });
 
     it('answers a key of another organization exactly as a key that does not exist', async () => {
-      const other = await createTestOrganization(server);
-      const { apiKey } = await createKey(server, other.id);
+      const other = await server.createOrganization();
+      const { apiKey } = await createKey(server.store, other.id);
 
       const { error, response } = await server.client.GET(KEY_PATH, {
         params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
       });
 
       expectMatchesSpec('getApiKey', response, error);
-      expect(response.status).toBe(404);
-      expectError(error, 'not_found_error', `api_key_id: no API key with ID ${apiKey.id}`);
+      expectError(
+        { response, body: error },
+        {
+          operationId: 'getApiKey',
+          status: 404,
+          type: 'not_found_error',
+          message: `api_key_id: no API key with ID ${apiKey.id}`,
+        },
+      );
     });
   });
 
   describe('500 api_error', () => {
     it('answers a generic error when the store fails, and logs the details', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
       vi.spyOn(server.store, 'getApiKey').mockRejectedValueOnce(new Error('boom: disk I/O error at /var/db'));
 
       const { error, response } = await server.client.GET(KEY_PATH, {
@@ -229,20 +286,23 @@ describe('getApiKey', () => {
       });
 
       expectMatchesSpec('getApiKey', response, error);
-      expectInternalError(server, response, error, 'boom: disk I/O error at /var/db');
+      expectInternalError(server.logLines, { response, body: error }, 'boom: disk I/O error at /var/db');
     });
 
     it('answers a generic error when the store returns a key the spec does not allow', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
-      vi.spyOn(server.store, 'getApiKey').mockResolvedValueOnce({ ...apiKey, name: '' });
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const stored = await server.store.getApiKey(DEFAULT_ORGANIZATION.id, apiKey.id);
+      vi.spyOn(server.store, 'getApiKey').mockResolvedValueOnce(stored && { ...stored, name: '' });
 
       const { error, response } = await server.client.GET(KEY_PATH, {
         params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
       });
 
       expectMatchesSpec('getApiKey', response, error);
-      expect(response.status).toBe(500);
-      expectError(error, 'api_error', 'internal server error');
+      expectError(
+        { response, body: error },
+        { operationId: 'getApiKey', status: 500, type: 'api_error', message: 'internal server error' },
+      );
     });
   });
 });

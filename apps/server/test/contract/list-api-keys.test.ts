@@ -1,15 +1,19 @@
 import type { ApiKey } from '@apikeys/api-types';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   API_KEYS_PATH,
+  API_VERSION,
+  authHeaders,
   createKey,
-  createTestOrganization,
+  DEFAULT_ORGANIZATION,
   expectError,
   expectInternalError,
+  expectMatchesSpec,
+  snapshotKeys,
+  startTestServer,
+  type TestServer,
   VERSION_HEADER,
-} from '../support/contract-helpers.js';
-import { API_VERSION, authHeaders, startTestServer, type TestServer } from '../support/harness.js';
-import { expectMatchesSpec } from '../support/spec-validator.js';
+} from '@apikeys/server/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const ids = (keys: readonly ApiKey[]) => keys.map((key) => key.id);
 
@@ -33,7 +37,7 @@ describe('listApiKeys', () => {
 
   describe('200 one page of API keys', () => {
     it('returns an empty page with null first_id and last_id when the organization has no keys', async () => {
-      const org = await createTestOrganization(server);
+      const org = await server.createOrganization();
 
       const { data, error, response } = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
 
@@ -44,26 +48,26 @@ describe('listApiKeys', () => {
     });
 
     it('returns the 20 newest keys by default, with has_more and the ids of the first and last key', async () => {
-      const org = await createTestOrganization(server);
+      const org = await server.createOrganization();
       for (let i = 0; i < 25; i++) {
-        await createKey(server, org.id, { name: `key ${i}` });
+        await createKey(server.store, org.id, { name: `key ${i}` });
       }
-      const all = await server.store.listApiKeys({ organizationId: org.id, limit: 100 });
+      const all = await snapshotKeys(server.store, org.id);
 
       const { data, response } = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
 
       expectMatchesSpec('listApiKeys', response, data);
       expect(data?.data).toHaveLength(20);
-      expect(ids(data?.data ?? [])).toEqual(ids(all?.data ?? []).slice(0, 20));
+      expect(ids(data?.data ?? [])).toEqual(ids(all).slice(0, 20));
       expect(data?.has_more).toBe(true);
       expect(data?.first_id).toBe(data?.data[0]?.id);
       expect(data?.last_id).toBe(data?.data[19]?.id);
     });
 
     it('returns exactly `limit` keys, and has_more false when no key is left', async () => {
-      const org = await createTestOrganization(server);
+      const org = await server.createOrganization();
       for (let i = 0; i < 3; i++) {
-        await createKey(server, org.id);
+        await createKey(server.store, org.id);
       }
 
       const two = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER, query: { limit: 2 } } });
@@ -78,10 +82,10 @@ describe('listApiKeys', () => {
     });
 
     it('lists keys created one after another newest first (reverse order of creation)', async () => {
-      const org = await createTestOrganization(server);
+      const org = await server.createOrganization();
       const created: string[] = [];
       for (let i = 0; i < 60; i++) {
-        created.push((await createKey(server, org.id, { name: `key ${i}` })).apiKey.id);
+        created.push((await createKey(server.store, org.id, { name: `key ${i}` })).apiKey.id);
       }
 
       const { data, response } = await org.client.GET(API_KEYS_PATH, {
@@ -95,8 +99,8 @@ describe('listApiKeys', () => {
     });
 
     it('returns each key with the documented fields and never its secret', async () => {
-      const org = await createTestOrganization(server);
-      const { apiKey, secret } = await createKey(server, org.id, {
+      const org = await server.createOrganization();
+      const { apiKey, secret } = await createKey(server.store, org.id, {
         name: 'Billing',
         workspaceId: 'wrkspc_billing',
         createdBy: { id: 'svc_robot', type: 'service_account' },
@@ -119,28 +123,28 @@ describe('listApiKeys', () => {
     });
 
     it('combines the status, workspace_id and created_by_user_id filters with AND', async () => {
-      const org = await createTestOrganization(server);
-      const match = await createKey(server, org.id, {
+      const org = await server.createOrganization();
+      const match = await createKey(server.store, org.id, {
         status: 'archived',
         workspaceId: 'wrkspc_a',
         createdBy: { id: 'user_a', type: 'user' },
       });
-      await createKey(server, org.id, {
+      await createKey(server.store, org.id, {
         status: 'active',
         workspaceId: 'wrkspc_a',
         createdBy: { id: 'user_a', type: 'user' },
       });
-      await createKey(server, org.id, {
+      await createKey(server.store, org.id, {
         status: 'archived',
         workspaceId: 'wrkspc_b',
         createdBy: { id: 'user_a', type: 'user' },
       });
-      await createKey(server, org.id, {
+      await createKey(server.store, org.id, {
         status: 'archived',
         workspaceId: 'wrkspc_a',
         createdBy: { id: 'user_b', type: 'user' },
       });
-      await createKey(server, org.id, {
+      await createKey(server.store, org.id, {
         status: 'archived',
         workspaceId: 'wrkspc_a',
         createdBy: { id: 'user_a', type: 'service_account' },
@@ -164,10 +168,10 @@ describe('listApiKeys', () => {
     });
 
     it('lists only the keys of the organization that owns the admin key', async () => {
-      const mine = await createTestOrganization(server);
-      const theirs = await createTestOrganization(server);
-      const own = await createKey(server, mine.id);
-      await createKey(server, theirs.id);
+      const mine = await server.createOrganization();
+      const theirs = await server.createOrganization();
+      const own = await createKey(server.store, mine.id);
+      await createKey(server.store, theirs.id);
 
       const { data, response } = await mine.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
 
@@ -202,12 +206,14 @@ describe('listApiKeys', () => {
     ])('rejects ?%s with a message that names the parameter', async (query, message) => {
       const { response, body } = await listRaw(query);
 
-      expect(response.status).toBe(400);
-      expectError(body, 'invalid_request_error', message);
+      expectError(
+        { response, body },
+        { operationId: 'listApiKeys', status: 400, type: 'invalid_request_error', message },
+      );
     });
 
     it('rejects before_id together with after_id', async () => {
-      const { apiKey } = await createKey(server, 'org_default');
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { data, error, response } = await server.client.GET(API_KEYS_PATH, {
         params: { header: VERSION_HEADER, query: { before_id: apiKey.id, after_id: apiKey.id } },
@@ -215,35 +221,58 @@ describe('listApiKeys', () => {
 
       expect(data).toBeUndefined();
       expectMatchesSpec('listApiKeys', response, error);
-      expect(response.status).toBe(400);
-      expectError(error, 'invalid_request_error', /^before_id: .*after_id/);
+      expectError(
+        { response, body: error },
+        { operationId: 'listApiKeys', status: 400, type: 'invalid_request_error', message: /^before_id: .*after_id/ },
+      );
     });
 
     it('rejects a cursor that names a key of another organization, as if it did not exist', async () => {
-      const other = await createTestOrganization(server);
-      const { apiKey } = await createKey(server, other.id);
+      const other = await server.createOrganization();
+      const { apiKey } = await createKey(server.store, other.id);
 
       const { error, response } = await server.client.GET(API_KEYS_PATH, {
         params: { header: VERSION_HEADER, query: { after_id: apiKey.id } },
       });
 
       expectMatchesSpec('listApiKeys', response, error);
-      expect(response.status).toBe(400);
-      expectError(error, 'invalid_request_error', `after_id: no API key with ID ${apiKey.id}`);
+      expectError(
+        { response, body: error },
+        {
+          operationId: 'listApiKeys',
+          status: 400,
+          type: 'invalid_request_error',
+          message: `after_id: no API key with ID ${apiKey.id}`,
+        },
+      );
     });
 
     it('rejects a request without a version header', async () => {
       const { response, body } = await listRaw('', { 'x-api-key': server.adminKey });
 
-      expect(response.status).toBe(400);
-      expectError(body, 'invalid_request_error', 'vendor-version: header is required');
+      expectError(
+        { response, body },
+        {
+          operationId: 'listApiKeys',
+          status: 400,
+          type: 'invalid_request_error',
+          message: 'vendor-version: header is required',
+        },
+      );
     });
 
     it('rejects an unsupported version, naming the value sent and the supported versions', async () => {
       const { response, body } = await listRaw('', authHeaders(server.adminKey, { 'vendor-version': '2020-01-01' }));
 
-      expect(response.status).toBe(400);
-      expectError(body, 'invalid_request_error', /^vendor-version: .*"2020-01-01".*2023-06-01/);
+      expectError(
+        { response, body },
+        {
+          operationId: 'listApiKeys',
+          status: 400,
+          type: 'invalid_request_error',
+          message: /^vendor-version: .*"2020-01-01".*2023-06-01/,
+        },
+      );
     });
   });
 
@@ -251,8 +280,15 @@ describe('listApiKeys', () => {
     it('rejects a request without x-api-key', async () => {
       const { response, body } = await listRaw('', { 'vendor-version': API_VERSION });
 
-      expect(response.status).toBe(401);
-      expectError(body, 'authentication_error', 'x-api-key header is required');
+      expectError(
+        { response, body },
+        {
+          operationId: 'listApiKeys',
+          status: 401,
+          type: 'authentication_error',
+          message: 'x-api-key header is required',
+        },
+      );
     });
 
     it('rejects an unknown admin key', async () => {
@@ -261,33 +297,39 @@ describe('listApiKeys', () => {
         .GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
 
       expectMatchesSpec('listApiKeys', response, error);
-      expect(response.status).toBe(401);
-      expectError(error, 'authentication_error', 'invalid x-api-key');
+      expectError(
+        { response, body: error },
+        { operationId: 'listApiKeys', status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
+      );
     });
 
     it('rejects a disabled admin key', async () => {
-      const org = await createTestOrganization(server);
+      const org = await server.createOrganization();
       await server.store.setAdminKeyStatus(org.adminKeyId, 'disabled');
 
       const { error, response } = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
 
       expectMatchesSpec('listApiKeys', response, error);
-      expect(response.status).toBe(401);
-      expectError(error, 'authentication_error', 'invalid x-api-key');
+      expectError(
+        { response, body: error },
+        { operationId: 'listApiKeys', status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
+      );
     });
   });
 
   describe('403 permission_error', () => {
     it('refuses a regular API key used as x-api-key', async () => {
-      const { secret } = await createKey(server, 'org_default');
+      const { secret } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { error, response } = await server.clientFor(secret).GET(API_KEYS_PATH, {
         params: { header: VERSION_HEADER },
       });
 
       expectMatchesSpec('listApiKeys', response, error);
-      expect(response.status).toBe(403);
-      expectError(error, 'permission_error', /admin key/);
+      expectError(
+        { response, body: error },
+        { operationId: 'listApiKeys', status: 403, type: 'permission_error', message: /admin key/ },
+      );
     });
   });
 
@@ -298,7 +340,7 @@ describe('listApiKeys', () => {
       const { error, response } = await server.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
 
       expectMatchesSpec('listApiKeys', response, error);
-      expectInternalError(server, response, error, 'boom: list query failed');
+      expectInternalError(server.logLines, { response, body: error }, 'boom: list query failed');
     });
 
     it('answers a generic error when authentication cannot reach the store', async () => {
@@ -307,7 +349,7 @@ describe('listApiKeys', () => {
       const { error, response } = await server.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
 
       expectMatchesSpec('listApiKeys', response, error);
-      expectInternalError(server, response, error, 'boom: credential lookup failed');
+      expectInternalError(server.logLines, { response, body: error }, 'boom: credential lookup failed');
     });
   });
 });

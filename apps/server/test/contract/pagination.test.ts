@@ -2,17 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiKey, ApiKeyList, operations } from '@apikeys/api-types';
-import { openSqliteStore } from '@apikeys/store';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { toApiKeyJson } from '@apikeys/server/serializers';
 import {
   API_KEYS_PATH,
   createKey,
-  createTestOrganization,
-  type TestOrganization,
+  DEFAULT_ORGANIZATION,
+  expectMatchesSpec,
+  startTestServer,
+  type TestOrganizationWithClient,
+  type TestServer,
   VERSION_HEADER,
-} from '../support/contract-helpers.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
-import { expectMatchesSpec } from '../support/spec-validator.js';
+} from '@apikeys/server/testing';
+import { openSqliteStore } from '@apikeys/store';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 type ListQuery = NonNullable<operations['listApiKeys']['parameters']['query']>;
 type Filters = Pick<ListQuery, 'status' | 'workspace_id' | 'created_by_user_id'>;
@@ -37,7 +39,10 @@ function matches(filters: Filters) {
 /** Every key of an organization, read from the store, in the documented order. */
 async function allKeysNewestFirst(server: TestServer, organizationId: string): Promise<ApiKey[]> {
   const everything = await server.store.listApiKeys({ organizationId, limit: 100_000 });
-  return newestFirst(everything?.data ?? []);
+  if (everything.kind !== 'page') {
+    throw new Error('a list without a cursor found no page');
+  }
+  return newestFirst(everything.keys.map(toApiKeyJson));
 }
 
 /** One page through the API; every response is checked against the spec. */
@@ -132,15 +137,21 @@ describe('listApiKeys pagination over 3000 keys', () => {
   let all: ApiKey[];
   let allIds: string[];
   /** A small organization of 120 keys for walks at limit 1. */
-  let small: TestOrganization;
+  let small: TestOrganizationWithClient;
   let smallKeys: ApiKey[];
 
   beforeAll(async () => {
     server = await startTestServer();
-    await server.store.seedApiKeys({ organizationId: 'org_default', count: 3000, workspaces: 3, users: 4, seed: 7 });
-    all = await allKeysNewestFirst(server, 'org_default');
+    await server.store.seedApiKeys({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      count: 3000,
+      workspaces: 3,
+      users: 4,
+      seed: 7,
+    });
+    all = await allKeysNewestFirst(server, DEFAULT_ORGANIZATION.id);
     allIds = ids(all);
-    small = await createTestOrganization(server, 'small');
+    small = await server.createOrganization('small');
     await server.store.seedApiKeys({ organizationId: small.id, count: 120, workspaces: 2, users: 2, seed: 11 });
     smallKeys = await allKeysNewestFirst(server, small.id);
   });
@@ -267,7 +278,7 @@ describe('listApiKeys pagination over 3000 keys', () => {
 describe('listApiKeys pagination over keys created in the same microsecond', () => {
   let directory: string;
   let server: TestServer;
-  let org: TestOrganization;
+  let org: TestOrganizationWithClient;
   let all: ApiKey[];
 
   /**
@@ -281,7 +292,7 @@ describe('listApiKeys pagination over keys created in the same microsecond', () 
       for (let i = 0; i < count; i++) {
         vi.resetModules();
         const fresh = await import('@apikeys/store');
-        const store = fresh.openSqliteStore(databasePath);
+        const { store } = fresh.openSqliteStore(databasePath);
         await store.createApiKey({ organizationId, name: `tied ${i}`, createdBy: { id: 'user_tie', type: 'user' } });
         await store.close();
       }
@@ -293,10 +304,10 @@ describe('listApiKeys pagination over keys created in the same microsecond', () 
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'apikeys-ties-'));
     const databasePath = join(directory, 'ties.sqlite');
-    server = await startTestServer({ store: openSqliteStore(databasePath) });
-    org = await createTestOrganization(server, 'ties');
+    server = await startTestServer({ opened: openSqliteStore(databasePath) });
+    org = await server.createOrganization('ties');
     await createTiedKeys(databasePath, org.id, 8);
-    await createKey(server, org.id, { name: 'newer than the ties' });
+    await createKey(server.store, org.id, { name: 'newer than the ties' });
     all = await allKeysNewestFirst(server, org.id);
   });
   afterAll(async () => {

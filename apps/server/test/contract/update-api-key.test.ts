@@ -1,18 +1,20 @@
 import type { ApiKey } from '@apikeys/api-types';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   API_KEYS_PATH,
+  API_VERSION,
   createKey,
-  createTestOrganization,
   expectError,
   expectInternalError,
+  expectMatchesSpec,
   jsonPostHeaders,
   postRaw,
-  type TestOrganization,
+  startTestServer,
+  storedKey,
+  type TestOrganizationWithClient,
+  type TestServer,
   VERSION_HEADER,
-} from '../support/contract-helpers.js';
-import { API_VERSION, startTestServer, type TestServer } from '../support/harness.js';
-import { expectMatchesSpec } from '../support/spec-validator.js';
+} from '@apikeys/server/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const KEY_PATH = '/v1/organizations/api_keys/{api_key_id}';
 const EMOJI = '\u{1F511}';
@@ -20,7 +22,7 @@ const EMOJI = '\u{1F511}';
 describe('updateApiKey', () => {
   let server: TestServer;
   /** Each test works on keys of its own organization, so list assertions see only that test's keys. */
-  let org: TestOrganization;
+  let org: TestOrganizationWithClient;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -31,8 +33,8 @@ describe('updateApiKey', () => {
   });
 
   async function newKey(): Promise<ApiKey> {
-    org = await createTestOrganization(server);
-    const { apiKey } = await createKey(server, org.id, {
+    org = await server.createOrganization();
+    const { apiKey } = await createKey(server.store, org.id, {
       name: 'Original name',
       workspaceId: 'wrkspc_update',
       createdBy: { id: 'user_owner', type: 'user' },
@@ -65,7 +67,7 @@ describe('updateApiKey', () => {
     await reject();
 
     expect(await getKey(key.id)).toEqual(before);
-    expect(await server.store.getApiKey(org.id, key.id)).toEqual(before);
+    expect(await storedKey(server.store, org.id, key.id)).toEqual(before);
   }
 
   /** A raw JSON POST with the test organization's admin key; `undefined` in `headers` leaves a header out. */
@@ -219,8 +221,10 @@ describe('updateApiKey', () => {
 
       await expectUnchangedBy(key, async () => {
         const { response, body: error } = await post(key.id, JSON.stringify(body));
-        expect(response.status).toBe(400);
-        expectError(error, 'invalid_request_error', message);
+        expectError(
+          { response, body: error },
+          { operationId: 'updateApiKey', status: 400, type: 'invalid_request_error', message },
+        );
       });
     });
 
@@ -233,8 +237,10 @@ describe('updateApiKey', () => {
 
       await expectUnchangedBy(key, async () => {
         const { response, body } = await post(key.id, text);
-        expect(response.status).toBe(400);
-        expectError(body, 'invalid_request_error', /^body: /);
+        expectError(
+          { response, body },
+          { operationId: 'updateApiKey', status: 400, type: 'invalid_request_error', message: /^body: / },
+        );
       });
     });
 
@@ -245,8 +251,15 @@ describe('updateApiKey', () => {
         const { response, body } = await post(key.id, JSON.stringify({ name: 'No version' }), {
           'vendor-version': undefined,
         });
-        expect(response.status).toBe(400);
-        expectError(body, 'invalid_request_error', 'vendor-version: header is required');
+        expectError(
+          { response, body },
+          {
+            operationId: 'updateApiKey',
+            status: 400,
+            type: 'invalid_request_error',
+            message: 'vendor-version: header is required',
+          },
+        );
       });
     });
 
@@ -257,8 +270,15 @@ describe('updateApiKey', () => {
         const { response, body } = await post(key.id, JSON.stringify({ name: 'Old version' }), {
           'vendor-version': '2022-01-01',
         });
-        expect(response.status).toBe(400);
-        expectError(body, 'invalid_request_error', /^vendor-version: .*"2022-01-01"/);
+        expectError(
+          { response, body },
+          {
+            operationId: 'updateApiKey',
+            status: 400,
+            type: 'invalid_request_error',
+            message: /^vendor-version: .*"2022-01-01"/,
+          },
+        );
       });
     });
 
@@ -272,8 +292,12 @@ describe('updateApiKey', () => {
           body: JSON.stringify({ name: 'Query' }),
         });
         expectMatchesSpec('updateApiKey', result.response, result.body);
-        expect(result.response.status).toBe(400);
-        expectError(result.body, 'invalid_request_error', /^dry_run: unknown query parameter/);
+        expectError(result, {
+          operationId: 'updateApiKey',
+          status: 400,
+          type: 'invalid_request_error',
+          message: /^dry_run: unknown query parameter/,
+        });
       });
     });
   });
@@ -293,12 +317,12 @@ describe('updateApiKey', () => {
           jsonPostHeaders(adminKey, { 'x-api-key': adminKey === '' ? undefined : adminKey }),
         );
         expectMatchesSpec('updateApiKey', result.response, result.body);
-        expect(result.response.status).toBe(401);
-        expectError(
-          result.body,
-          'authentication_error',
-          adminKey === '' ? 'x-api-key header is required' : 'invalid x-api-key',
-        );
+        expectError(result, {
+          operationId: 'updateApiKey',
+          status: 401,
+          type: 'authentication_error',
+          message: adminKey === '' ? 'x-api-key header is required' : 'invalid x-api-key',
+        });
       });
     });
 
@@ -313,16 +337,18 @@ describe('updateApiKey', () => {
           body: { status: 'archived' },
         });
         expectMatchesSpec('updateApiKey', response, error);
-        expect(response.status).toBe(401);
-        expectError(error, 'authentication_error', 'invalid x-api-key');
+        expectError(
+          { response, body: error },
+          { operationId: 'updateApiKey', status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
+        );
       });
     });
   });
 
   describe('403 permission_error', () => {
     it('refuses a regular API key trying to rename itself and changes nothing', async () => {
-      org = await createTestOrganization(server);
-      const { apiKey, secret } = await createKey(server, org.id, { name: 'Original name' });
+      org = await server.createOrganization();
+      const { apiKey, secret } = await createKey(server.store, org.id, { name: 'Original name' });
 
       await expectUnchangedBy(apiKey, async () => {
         const { error, response } = await server.clientFor(secret).POST(KEY_PATH, {
@@ -330,15 +356,17 @@ describe('updateApiKey', () => {
           body: { name: 'Self-renamed' },
         });
         expectMatchesSpec('updateApiKey', response, error);
-        expect(response.status).toBe(403);
-        expectError(error, 'permission_error', /admin key/);
+        expectError(
+          { response, body: error },
+          { operationId: 'updateApiKey', status: 403, type: 'permission_error', message: /admin key/ },
+        );
       });
     });
   });
 
   describe('404 not_found_error', () => {
     it('answers 404 naming the ID when no key has it', async () => {
-      org = await createTestOrganization(server);
+      org = await server.createOrganization();
 
       const { error, response } = await org.client.POST(KEY_PATH, {
         params: { header: VERSION_HEADER, path: { api_key_id: 'apikey_000000000000000000000000' } },
@@ -346,12 +374,19 @@ describe('updateApiKey', () => {
       });
 
       expectMatchesSpec('updateApiKey', response, error);
-      expect(response.status).toBe(404);
-      expectError(error, 'not_found_error', 'api_key_id: no API key with ID apikey_000000000000000000000000');
+      expectError(
+        { response, body: error },
+        {
+          operationId: 'updateApiKey',
+          status: 404,
+          type: 'not_found_error',
+          message: 'api_key_id: no API key with ID apikey_000000000000000000000000',
+        },
+      );
     });
 
     it('answers 404 for an empty update of a key that does not exist', async () => {
-      org = await createTestOrganization(server);
+      org = await server.createOrganization();
 
       const { error, response } = await org.client.POST(KEY_PATH, {
         params: { header: VERSION_HEADER, path: { api_key_id: 'apikey_000000000000000000000000' } },
@@ -364,7 +399,7 @@ describe('updateApiKey', () => {
 
     it('answers a key of another organization as one that does not exist, and leaves it unchanged', async () => {
       const key = await newKey();
-      const intruder = await createTestOrganization(server);
+      const intruder = await server.createOrganization();
 
       await expectUnchangedBy(key, async () => {
         const { error, response } = await intruder.client.POST(KEY_PATH, {
@@ -372,8 +407,15 @@ describe('updateApiKey', () => {
           body: { name: 'Hijacked', status: 'archived' },
         });
         expectMatchesSpec('updateApiKey', response, error);
-        expect(response.status).toBe(404);
-        expectError(error, 'not_found_error', `api_key_id: no API key with ID ${key.id}`);
+        expectError(
+          { response, body: error },
+          {
+            operationId: 'updateApiKey',
+            status: 404,
+            type: 'not_found_error',
+            message: `api_key_id: no API key with ID ${key.id}`,
+          },
+        );
       });
     });
   });
@@ -384,8 +426,15 @@ describe('updateApiKey', () => {
 
       await expectUnchangedBy(key, async () => {
         const { response, body } = await post(key.id, JSON.stringify({ name: 'x'.repeat(1024 * 1024) }));
-        expect(response.status).toBe(413);
-        expectError(body, 'request_too_large', 'request body is larger than 1 MiB');
+        expectError(
+          { response, body },
+          {
+            operationId: 'updateApiKey',
+            status: 413,
+            type: 'request_too_large',
+            message: 'request body is larger than 1 MiB',
+          },
+        );
       });
     });
   });
@@ -402,8 +451,15 @@ describe('updateApiKey', () => {
 
       await expectUnchangedBy(key, async () => {
         const { response, body } = await post(key.id, json, { 'content-type': contentType });
-        expect(response.status).toBe(415);
-        expectError(body, 'invalid_request_error', 'content-type: the request body must be application/json');
+        expectError(
+          { response, body },
+          {
+            operationId: 'updateApiKey',
+            status: 415,
+            type: 'invalid_request_error',
+            message: 'content-type: the request body must be application/json',
+          },
+        );
       });
     });
 
@@ -414,8 +470,10 @@ describe('updateApiKey', () => {
         const { response, body } = await post(key.id, JSON.stringify({ name: 'Latin' }), {
           'content-type': 'application/json; charset=iso-8859-1',
         });
-        expect(response.status).toBe(415);
-        expectError(body, 'invalid_request_error', /^content-type: /);
+        expectError(
+          { response, body },
+          { operationId: 'updateApiKey', status: 415, type: 'invalid_request_error', message: /^content-type: / },
+        );
       });
     });
   });
@@ -431,7 +489,7 @@ describe('updateApiKey', () => {
           body: { name: 'Never saved' },
         });
         expectMatchesSpec('updateApiKey', response, error);
-        expectInternalError(server, response, error, 'boom: database is locked');
+        expectInternalError(server.logLines, { response, body: error }, 'boom: database is locked');
       });
     });
   });

@@ -1,10 +1,16 @@
 import type { OperationId } from '@apikeys/api-types';
+import {
+  API_VERSION,
+  DEFAULT_ORGANIZATION,
+  expectError,
+  expectMatchesSpec,
+  snapshotKeys,
+  startTestServer,
+  type TestServer,
+} from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION, startTestServer, type TestServer } from '../support/harness.js';
-import { expectMatchesSpec } from '../support/spec-validator.js';
-import { expectError, snapshotKeys } from './helpers.js';
 
-const ORG = 'org_default';
+const ORG = DEFAULT_ORGANIZATION.id;
 const LIST = '/v1/organizations/api_keys';
 
 /** The secrets a header case may send, created in beforeAll. */

@@ -1,19 +1,23 @@
 import type { ApiKey, OperationId } from '@apikeys/api-types';
-import { type KyselyStore, openSqliteStore, SQLITE_MEMORY } from '@apikeys/store';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders, startTestServer, type TestServer } from '../support/harness.js';
-import { expectMatchesSpec, specErrors } from '../support/spec-validator.js';
 import {
+  authHeaders,
+  DEFAULT_ORGANIZATION,
   type ErrorBody,
   expectError,
+  expectMatchesSpec,
   expectNoInternals,
   parseRawResponse,
   seededRandom,
   sendRaw,
   snapshotKeys,
-} from './helpers.js';
+  specErrors,
+  startTestServer,
+  type TestServer,
+} from '@apikeys/server/testing';
+import { openSqliteStore, SQLITE_MEMORY, type Store } from '@apikeys/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ORG = 'org_default';
+const ORG = DEFAULT_ORGANIZATION.id;
 const LIST = '/v1/organizations/api_keys';
 const ONE_MIB = 1024 * 1024;
 
@@ -479,7 +483,7 @@ describe('an internal failure', () => {
   const INTERNAL_DETAIL = 'SQLITE_CORRUPT at /work/main/packages/store/src/kysely-store.ts:42:7';
 
   beforeAll(async () => {
-    const store = openSqliteStore(SQLITE_MEMORY);
+    const { store, migrator } = openSqliteStore(SQLITE_MEMORY);
     // A store whose list fails with an error holding internal details that must never reach the client.
     const failing = new Proxy(store, {
       get(target, property, receiver) {
@@ -491,8 +495,8 @@ describe('an internal failure', () => {
         const value: unknown = Reflect.get(target, property, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
       },
-    }) as KyselyStore;
-    server = await startTestServer({ store: failing });
+    });
+    server = await startTestServer({ opened: { store: failing as Store, migrator } });
   });
   afterAll(() => server.close());
 

@@ -1,7 +1,12 @@
+import {
+  authHeaders,
+  DEFAULT_ORGANIZATION,
+  expectError,
+  startTestServer,
+  type TestServer,
+} from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../src/domain/errors.js';
-import { authHeaders, startTestServer, type TestServer } from '../support/harness.js';
-import { expectError } from './helpers.js';
 
 describe('paths match the spec exactly', () => {
   let server: TestServer;
@@ -10,7 +15,7 @@ describe('paths match the spec exactly', () => {
   beforeAll(async () => {
     server = await startTestServer();
     const { apiKey } = await server.store.createApiKey({
-      organizationId: 'org_default',
+      organizationId: DEFAULT_ORGANIZATION.id,
       name: 'exact',
       createdBy: { id: 'user_1', type: 'user' },
     });
@@ -26,14 +31,14 @@ describe('paths match the spec exactly', () => {
     ['GET', () => '/v1/organizations/API_KEYS'],
     ['GET', () => `/v1/Organizations/api_keys/${keyId}`],
   ])('%s %s is an unknown path: 404 not_found_error, and changes nothing', async (method, path) => {
-    const before = await server.store.getApiKey('org_default', keyId);
+    const before = await server.store.getApiKey(DEFAULT_ORGANIZATION.id, keyId);
     const result = await server.request(path(), {
       method,
       headers: authHeaders(server.adminKey, { 'content-type': 'application/json' }),
       ...(method === 'POST' && { body: JSON.stringify({ name: 'changed' }) }),
     });
     expectError(result, { operationId: undefined, status: 404, type: 'not_found_error', message: /^no route for / });
-    expect(await server.store.getApiKey('org_default', keyId)).toEqual(before);
+    expect(await server.store.getApiKey(DEFAULT_ORGANIZATION.id, keyId)).toEqual(before);
   });
 });
 

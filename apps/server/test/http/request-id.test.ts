@@ -1,6 +1,14 @@
+import {
+  API_VERSION,
+  authHeaders,
+  DEFAULT_ORGANIZATION,
+  type ErrorBody,
+  parseRawResponse,
+  sendRaw,
+  startTestServer,
+  type TestServer,
+} from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION, authHeaders, startTestServer, type TestServer } from '../support/harness.js';
-import { type ErrorBody, parseRawResponse, sendRaw } from './helpers.js';
 
 const LIST = '/v1/organizations/api_keys';
 const REQUEST_ID = /^req_[A-Za-z0-9]{24}$/;
@@ -84,7 +92,7 @@ describe('request-id', () => {
   beforeAll(async () => {
     server = await startTestServer();
     const { apiKey } = await server.store.createApiKey({
-      organizationId: 'org_default',
+      organizationId: DEFAULT_ORGANIZATION.id,
       name: 'request id',
       createdBy: { id: 'user_rid', type: 'user' },
     });

@@ -1,8 +1,14 @@
+import {
+  API_VERSION,
+  authHeaders,
+  DEFAULT_ORGANIZATION,
+  sendRaw,
+  startTestServer,
+  type TestServer,
+} from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { API_VERSION, authHeaders, startTestServer, type TestServer } from '../support/harness.js';
-import { sendRaw } from './helpers.js';
 
-const ORG = 'org_default';
+const ORG = DEFAULT_ORGANIZATION.id;
 const LIST = '/v1/organizations/api_keys';
 
 /** One line of the request log, as far as these tests read it. */

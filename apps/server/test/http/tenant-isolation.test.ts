@@ -1,8 +1,17 @@
 import type { ApiKey, ApiKeyList, ApiKeyStatus } from '@apikeys/api-types';
+import {
+  authHeaders,
+  createKey,
+  DEFAULT_ORGANIZATION,
+  type ErrorBody,
+  expectError,
+  expectMatchesSpec,
+  snapshotKeys,
+  startTestServer,
+  storedKey,
+  type TestServer,
+} from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHeaders, startTestServer, type TestServer } from '../support/harness.js';
-import { expectMatchesSpec } from '../support/spec-validator.js';
-import { type ErrorBody, expectError, snapshotKeys } from './helpers.js';
 
 const LIST = '/v1/organizations/api_keys';
 const SHARED_WORKSPACE = 'wrkspc_shared';
@@ -54,8 +63,7 @@ async function seedTenant(server: TestServer, label: string, organizationId: str
   for (const workspaceId of [SHARED_WORKSPACE, null, `wrkspc_${label}`]) {
     for (const userId of [SHARED_USER, `user_${label}`]) {
       for (const status of STATUSES) {
-        const { apiKey } = await server.store.createApiKey({
-          organizationId,
+        const { apiKey } = await createKey(server.store, organizationId, {
           name: `${label} ${workspaceId} ${userId} ${status}`,
           workspaceId,
           createdBy: { id: userId, type: 'user' },
@@ -77,7 +85,7 @@ describe('tenant isolation', () => {
     const other = await server.store.createOrganization('Other organization');
     const { secret } = await server.store.createAdminKey({ organizationId: other.id, name: 'other admin' });
     tenants = [
-      await seedTenant(server, 'a', 'org_default', server.adminKey),
+      await seedTenant(server, 'a', DEFAULT_ORGANIZATION.id, server.adminKey),
       await seedTenant(server, 'b', other.id, secret),
     ];
   });
@@ -209,7 +217,7 @@ describe('tenant isolation', () => {
           message: /^api_key_id: /,
         });
         expect(error.error.message).not.toContain(other.organizationId);
-        expect(await server.store.getApiKey(other.organizationId, foreignKey.id)).toEqual(foreignKey);
+        expect(await storedKey(server.store, other.organizationId, foreignKey.id)).toEqual(foreignKey);
       }
       expect(await snapshotKeys(server.store, other.organizationId)).toEqual(before.other);
       expect(await snapshotKeys(server.store, own.organizationId)).toEqual(before.own);

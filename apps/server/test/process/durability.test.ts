@@ -2,12 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiKey } from '@apikeys/api-types';
-import { openStore, parseDatabaseUrl } from '@apikeys/store';
+import {
+  API_VERSION,
+  DEFAULT_ORGANIZATION,
+  parseRawResponse,
+  type RawResponse,
+  type ServerProcess,
+  type StartedServerProcess,
+  sendRaw,
+  spawnServerProcess,
+  startServerProcess,
+} from '@apikeys/server/testing';
+import { type ApiKeyRecord, openStore, parseDatabaseUrl } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseRawResponse, type RawResponse, sendRaw } from '../http/helpers.js';
-import { type ChildServer, spawnServer, startChildServer, stopChildServer } from '../support/child-server.js';
-import { API_VERSION } from '../support/harness.js';
 
 const LIST = '/v1/organizations/api_keys';
 
@@ -20,12 +27,15 @@ interface Prepared {
 /** Creates a migrated SQLite database with an admin key and one API key, then closes it. */
 async function prepareDatabase(directory: string, name: string): Promise<Prepared> {
   const databaseUrl = `file:${join(directory, name, 'db.sqlite')}`;
-  const store = await openStore(parseDatabaseUrl(databaseUrl));
+  const { store, migrator } = await openStore(parseDatabaseUrl(databaseUrl));
   try {
-    await store.migrate();
-    const { secret } = await store.createAdminKey({ organizationId: 'org_default', name: 'durability admin' });
+    await migrator.migrateToLatest();
+    const { secret } = await store.createAdminKey({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      name: 'durability admin',
+    });
     const { apiKey } = await store.createApiKey({
-      organizationId: 'org_default',
+      organizationId: DEFAULT_ORGANIZATION.id,
       name: 'before',
       createdBy: { id: 'user_durability', type: 'user' },
     });
@@ -71,10 +81,10 @@ function readOneResponse(socket: Socket): Promise<RawResponse> {
 }
 
 /** Reads a key straight from the database file, with the server stopped. */
-async function readKey(prepared: Prepared): Promise<ApiKey | undefined> {
-  const store = await openStore(parseDatabaseUrl(prepared.databaseUrl));
+async function readKey(prepared: Prepared): Promise<ApiKeyRecord | undefined> {
+  const { store } = await openStore(parseDatabaseUrl(prepared.databaseUrl));
   try {
-    return await store.getApiKey('org_default', prepared.keyId);
+    return await store.getApiKey(DEFAULT_ORGANIZATION.id, prepared.keyId);
   } finally {
     await store.close();
   }
@@ -82,20 +92,20 @@ async function readKey(prepared: Prepared): Promise<ApiKey | undefined> {
 
 describe('the server process', () => {
   let directory: string;
-  const running: ChildServer[] = [];
+  const running: ServerProcess[] = [];
 
   beforeAll(() => {
     directory = mkdtempSync(join(tmpdir(), 'apikeys-process-'));
   });
   afterEach(async () => {
-    await Promise.all(running.splice(0).map((server) => stopChildServer(server)));
+    await Promise.all(running.splice(0).map((server) => server.kill()));
   });
   afterAll(() => {
     rmSync(directory, { recursive: true, force: true });
   });
 
   async function start(env: Record<string, string>) {
-    const server = await startChildServer(env);
+    const server = await startServerProcess({ env });
     running.push(server);
     return server;
   }
@@ -125,7 +135,7 @@ describe('the server process', () => {
    * Sends the headers and the first bytes of an update, so that the request is in flight and its handler waits for
    * the rest of the body; then SIGTERM; then the rest. Resolves with the response and when it arrived.
    */
-  async function updateAcrossSigterm(server: ChildServer & { baseUrl: string }, prepared: Prepared, name: string) {
+  async function updateAcrossSigterm(server: StartedServerProcess, prepared: Prepared, name: string) {
     const body = JSON.stringify({ name });
     const head =
       `POST ${LIST}/${prepared.keyId} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${prepared.adminKey}\r\n` +
@@ -256,12 +266,8 @@ describe('the server process', () => {
     it('makes the process exit non-zero with one clear line on stderr naming the variable', async () => {
       const results = await Promise.all(
         CASES.map(async ({ variable, value }) => {
-          const server = spawnServer({
-            HOST: '127.0.0.1',
-            PORT: '0',
-            LOG_LEVEL: 'info',
-            DATABASE_URL: `file:${join(directory, 'config', 'db.sqlite')}`,
-            [variable]: value,
+          const server = spawnServerProcess({
+            env: { DATABASE_URL: `file:${join(directory, 'config', 'db.sqlite')}`, [variable]: value },
           });
           running.push(server);
           const exit = await server.exited;

@@ -1,18 +1,26 @@
 import type { ApiKey, ApiKeyList, ApiKeyStatus } from '@apikeys/api-types';
-import { type KyselyStore, openStore } from '@apikeys/store';
-import { createTestDatabase, migrationProvider, postgresAvailable, type TestDatabase } from '@apikeys/store/testing';
+import { toApiKeyJson } from '@apikeys/server/serializers';
+import {
+  API_VERSION,
+  createTestDatabase,
+  DEFAULT_ORGANIZATION,
+  migrationNames,
+  postgresAvailable,
+  type StartedServerProcess,
+  startServerProcess,
+  type TestDatabase,
+} from '@apikeys/server/testing';
+import { type OpenedStore, openStore } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildServer, startChildServer, stopChildServer, terminateChildServer } from '../support/child-server.js';
-import { API_VERSION } from '../support/harness.js';
 
-const ORGANIZATION = 'org_default';
+const ORGANIZATION = DEFAULT_ORGANIZATION.id;
 const LIST = '/v1/organizations/api_keys';
 const SEEDED_KEYS = 1000;
 /** A page size that does not divide the number of keys, so the last page is a partial one. */
 const PAGE_SIZE = 37;
 const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
 
-type Replica = ChildServer & { baseUrl: string };
+type Replica = StartedServerProcess;
 
 interface Reply<T> {
   status: number;
@@ -21,7 +29,7 @@ interface Reply<T> {
 
 describe.runIf(await postgresAvailable())('two server processes on one PostgreSQL database', () => {
   let database: TestDatabase | undefined;
-  let store: KyselyStore | undefined;
+  let opened: OpenedStore | undefined;
   const replicas: Replica[] = [];
   let adminKey = '';
 
@@ -29,13 +37,13 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
   const b = () => replicas[1] as Replica;
   /** Replica A for even numbers, B for odd ones. */
   const alternate = (n: number) => (n % 2 === 0 ? a() : b());
-  const theStore = () => store as KyselyStore;
+  const theStore = () => (opened as OpenedStore).store;
 
   beforeAll(async () => {
     database = await createTestDatabase();
     // Both start at the same moment on the empty database, so both run the migrations concurrently.
     const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: '8' };
-    const started = await Promise.allSettled([startChildServer(env), startChildServer(env)]);
+    const started = await Promise.allSettled([startServerProcess({ env }), startServerProcess({ env })]);
     for (const result of started) {
       if (result.status === 'fulfilled') {
         replicas.push(result.value);
@@ -47,14 +55,20 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
       }
     }
 
-    store = await openStore({ kind: 'postgres', url: database.url }, { poolSize: 4 });
-    adminKey = (await store.createAdminKey({ organizationId: ORGANIZATION, name: 'scale-out admin' })).secret;
-    await store.seedApiKeys({ organizationId: ORGANIZATION, count: SEEDED_KEYS, workspaces: 3, users: 5, seed: 4 });
+    opened = await openStore({ kind: 'postgres', url: database.url }, { poolSize: 4 });
+    adminKey = (await theStore().createAdminKey({ organizationId: ORGANIZATION, name: 'scale-out admin' })).secret;
+    await theStore().seedApiKeys({
+      organizationId: ORGANIZATION,
+      count: SEEDED_KEYS,
+      workspaces: 3,
+      users: 5,
+      seed: 4,
+    });
   });
 
   afterAll(async () => {
-    await Promise.all(replicas.map((replica) => stopChildServer(replica)));
-    await store?.close();
+    await Promise.all(replicas.map((replica) => replica.kill()));
+    await opened?.store.close();
     await database?.drop();
   });
 
@@ -84,7 +98,7 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
   /** Every key of the organization, newest first, read straight from the database. */
   async function storedKeys(): Promise<ApiKey[]> {
     const page = await theStore().listApiKeys({ organizationId: ORGANIZATION, limit: 100_000 });
-    return page?.data ?? [];
+    return page.kind === 'page' ? page.keys.map(toApiKeyJson) : [];
   }
 
   /** Checks what every page must satisfy, whichever way it was walked. */
@@ -144,8 +158,8 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
 
     expect(new Set(replicas.map((replica) => replica.baseUrl)).size).toBe(2);
     expect(applied).toHaveLength(2);
-    expect(applied).toEqual(expect.arrayContaining([[], Object.keys(await migrationProvider.getMigrations())]));
-    expect(await theStore().migrate()).toEqual([]);
+    expect(applied).toEqual(expect.arrayContaining([[], await migrationNames()]));
+    expect(await (opened as OpenedStore).migrator.migrateToLatest()).toEqual([]);
     for (const replica of replicas) {
       const reply = await listKeys(replica, { limit: 1 });
       expect(reply.status).toBe(200);
@@ -222,7 +236,8 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
 
     const replies = await Promise.all(names.map((name, i) => updateKey(alternate(i), hot.id, { name })));
     const [throughA, throughB] = await Promise.all([getKey(a(), hot.id), getKey(b(), hot.id)]);
-    const stored = await theStore().getApiKey(ORGANIZATION, hot.id);
+    const record = await theStore().getApiKey(ORGANIZATION, hot.id);
+    const stored = record && toApiKeyJson(record);
 
     replies.forEach((reply, i) => {
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
@@ -284,7 +299,7 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
   });
 
   it('stops both replicas gracefully on SIGTERM, having logged no error and answered no request with a 5xx', async () => {
-    const exits = await Promise.all(replicas.map((replica) => terminateChildServer(replica)));
+    const exits = await Promise.all(replicas.map((replica) => replica.stop()));
 
     for (const [index, replica] of replicas.entries()) {
       const context = `replica ${index}: ${replica.stderr()}`;

@@ -1,10 +1,9 @@
-import type { ApiKey } from '@apikeys/api-types';
-import { type KyselyStore, openSqliteStore, SQLITE_MEMORY } from '@apikeys/store';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ApiKeyRecord, DEFAULT_ORGANIZATION, openSqliteStore, SQLITE_MEMORY, type Store } from '@apikeys/store';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiKeysService } from '../../src/domain/api-keys-service.js';
 import { AppError } from '../../src/domain/errors.js';
 
-const ORG = 'org_default';
+const ORG = DEFAULT_ORGANIZATION.id;
 const MISSING = 'apikey_000000000000000000000000';
 
 /** Runs `action` and returns the AppError it throws; fails the test if it throws nothing or something else. */
@@ -18,15 +17,16 @@ async function appErrorOf(action: () => Promise<unknown>): Promise<AppError> {
 }
 
 describe('ApiKeysService', () => {
-  let store: KyselyStore;
+  let store: Store;
   let service: ApiKeysService;
-  let keys: ApiKey[];
-  let foreign: ApiKey;
+  let keys: ApiKeyRecord[];
+  let foreign: ApiKeyRecord;
   let foreignOrganization: string;
 
   beforeEach(async () => {
-    store = openSqliteStore(SQLITE_MEMORY);
-    await store.migrate();
+    const opened = openSqliteStore(SQLITE_MEMORY);
+    store = opened.store;
+    await opened.migrator.migrateToLatest();
     service = new ApiKeysService(store);
     keys = [];
     for (const [name, status] of [
@@ -51,9 +51,12 @@ describe('ApiKeysService', () => {
     });
     foreign = created.apiKey;
   });
-  afterEach(() => store.close());
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await store.close();
+  });
 
-  const key = (index: number): ApiKey => {
+  const key = (index: number): ApiKeyRecord => {
     const found = keys[index];
     if (!found) {
       throw new Error(`no fixture key ${index}`);
@@ -61,15 +64,14 @@ describe('ApiKeysService', () => {
     return found;
   };
 
-  describe('list', () => {
+  describe('listApiKeys', () => {
     it('refuses both cursors at once with an invalid_request_error naming both parameters', async () => {
       const error = await appErrorOf(() =>
-        service.list(ORG, { limit: 10, beforeId: key(0).id, afterId: key(2).id, filters: {} }),
+        service.listApiKeys(ORG, { limit: 10, beforeId: key(0).id, afterId: key(2).id, filters: {} }),
       );
 
       expect(error.type).toBe('invalid_request_error');
-      expect(error.status).toBe(400);
-      expect(error.message).toMatch(/before_id/);
+      expect(error.message).toMatch(/^before_id: /);
       expect(error.message).toMatch(/after_id/);
     });
 
@@ -77,73 +79,83 @@ describe('ApiKeysService', () => {
       ['afterId', 'after_id'],
       ['beforeId', 'before_id'],
     ] as const)('refuses an unknown %s with a message that starts with %s', async (field, parameter) => {
-      const error = await appErrorOf(() => service.list(ORG, { limit: 10, [field]: MISSING, filters: {} }));
+      const error = await appErrorOf(() => service.listApiKeys(ORG, { limit: 10, [field]: MISSING, filters: {} }));
 
       expect(error.type).toBe('invalid_request_error');
-      expect(error.message.startsWith(`${parameter}: `)).toBe(true);
-      expect(error.message).toContain(MISSING);
+      expect(error.message).toBe(`${parameter}: no API key with ID ${MISSING}`);
     });
 
     it("refuses another organization's key as a cursor like an unknown one", async () => {
-      const error = await appErrorOf(() => service.list(ORG, { limit: 10, afterId: foreign.id, filters: {} }));
+      const error = await appErrorOf(() => service.listApiKeys(ORG, { limit: 10, afterId: foreign.id, filters: {} }));
 
       expect(error.type).toBe('invalid_request_error');
-      expect(error.message.startsWith('after_id: ')).toBe(true);
+      expect(error.message).toBe(`after_id: no API key with ID ${foreign.id}`);
     });
 
-    it('returns a page newest first with first_id, last_id and has_more', async () => {
-      const page = await service.list(ORG, { limit: 2, filters: {} });
+    it('returns a page newest first, saying whether more keys lie beyond it', async () => {
+      const page = await service.listApiKeys(ORG, { limit: 2, filters: {} });
 
-      expect(page.data.map((item) => item.name)).toEqual(['third', 'second']);
-      expect(page).toMatchObject({ has_more: true, first_id: key(2).id, last_id: key(1).id });
+      expect(page).toEqual({ keys: [key(2), key(1)], hasMore: true });
     });
 
-    it('returns null first_id and last_id on an empty page', async () => {
-      const page = await service.list(ORG, { limit: 5, filters: { workspaceId: 'wrkspc_none' } });
+    it('pages on from a cursor, and says when no key is left', async () => {
+      const page = await service.listApiKeys(ORG, { limit: 2, afterId: key(1).id, filters: {} });
 
-      expect(page).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
+      expect(page).toEqual({ keys: [key(0)], hasMore: false });
+    });
+
+    it('returns an empty last page when no key matches', async () => {
+      const page = await service.listApiKeys(ORG, { limit: 5, filters: { workspaceId: 'wrkspc_none' } });
+
+      expect(page).toEqual({ keys: [], hasMore: false });
     });
   });
 
-  describe('get', () => {
+  describe('getApiKey', () => {
     it('returns the key of the organization', async () => {
-      expect(await service.get(ORG, key(0).id)).toEqual(key(0));
+      expect(await service.getApiKey(ORG, key(0).id)).toEqual(key(0));
     });
 
     it.each([
       ['an unknown key', () => MISSING],
       ["another organization's key", () => foreign.id],
     ])('answers %s with not_found_error naming api_key_id', async (_label, id) => {
-      const error = await appErrorOf(() => service.get(ORG, id()));
+      const error = await appErrorOf(() => service.getApiKey(ORG, id()));
 
       expect(error.type).toBe('not_found_error');
-      expect(error.status).toBe(404);
       expect(error.message).toBe(`api_key_id: no API key with ID ${id()}`);
     });
   });
 
-  describe('update', () => {
-    it('keeps the status when status is null, and still applies the name', async () => {
-      const updated = await service.update(ORG, key(1).id, { name: 'renamed', status: null });
+  describe('updateApiKey', () => {
+    it('keeps the status when only a name is given', async () => {
+      const updated = await service.updateApiKey(ORG, key(1).id, { name: 'renamed' });
 
       expect(updated).toEqual({ ...key(1), name: 'renamed', status: 'inactive' });
       expect(await store.getApiKey(ORG, key(1).id)).toEqual(updated);
     });
 
-    it('keeps everything when only status null is given', async () => {
-      expect(await service.update(ORG, key(2).id, { status: null })).toEqual(key(2));
+    it('keeps the name when only a status is given', async () => {
+      const updated = await service.updateApiKey(ORG, key(2).id, { status: 'active' });
+
+      expect(updated).toEqual({ ...key(2), status: 'active' });
+      expect(await store.getApiKey(ORG, key(2).id)).toEqual(updated);
     });
 
     it.each([
       ['an empty update', {}],
       ['explicitly undefined fields', { name: undefined, status: undefined }],
-    ])('returns the key unchanged for %s', async (_label, params) => {
-      expect(await service.update(ORG, key(0).id, params)).toEqual(key(0));
+    ])('returns the key unchanged for %s, without writing', async (_label, params) => {
+      const write = vi.spyOn(store, 'updateApiKey');
+
+      expect(await service.updateApiKey(ORG, key(0).id, params)).toEqual(key(0));
+
+      expect(write).not.toHaveBeenCalled();
       expect(await store.getApiKey(ORG, key(0).id)).toEqual(key(0));
     });
 
     it('sets both fields when both are given', async () => {
-      const updated = await service.update(ORG, key(0).id, { name: 'both', status: 'archived' });
+      const updated = await service.updateApiKey(ORG, key(0).id, { name: 'both', status: 'archived' });
 
       expect(updated).toEqual({ ...key(0), name: 'both', status: 'archived' });
     });
@@ -152,13 +164,18 @@ describe('ApiKeysService', () => {
       ['an unknown key', () => MISSING, {}],
       ['an unknown key with a change', () => MISSING, { name: 'x' }],
       ["another organization's key", () => foreign.id, { name: 'hijacked', status: 'archived' as const }],
+      ["another organization's key, with an empty update", () => foreign.id, {}],
     ])('answers %s with not_found_error and changes nothing', async (_label, id, params) => {
-      const error = await appErrorOf(() => service.update(ORG, id(), params));
+      const error = await appErrorOf(() => service.updateApiKey(ORG, id(), params));
 
       expect(error.type).toBe('not_found_error');
       expect(error.message).toBe(`api_key_id: no API key with ID ${id()}`);
       expect(await store.getApiKey(foreignOrganization, foreign.id)).toEqual(foreign);
-      expect((await store.listApiKeys({ organizationId: ORG, limit: 10 }))?.data).toEqual([...keys].reverse());
+      expect(await store.listApiKeys({ organizationId: ORG, limit: 10 })).toEqual({
+        kind: 'page',
+        keys: [...keys].reverse(),
+        hasMore: false,
+      });
     });
   });
 });

@@ -130,7 +130,7 @@ export interface components {
             status?: "active" | "inactive" | "archived" | null;
         };
         /**
-         * @description The kind of error; each maps to one HTTP status.
+         * @description The kind of error; each maps to one HTTP status, given by `x-http-status`.
          * @enum {string}
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "api_error";

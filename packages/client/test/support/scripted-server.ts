@@ -84,12 +84,3 @@ export async function startScriptedServer(
       }),
   };
 }
-
-/** A port on which nothing listens: bound once, then closed. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -1,8 +1,9 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { KyselyStore } from '../kysely-store.js';
+import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
 import { DEFAULT_BULK_LOAD_ROWS_PER_COMMIT, queryLog, type StoreOptions } from '../store-options.js';
+import type { OpenedStore } from '../types.js';
 import { QueryPipeline } from './query-pipeline.js';
 
 /** Connections in the pool when the operator does not choose. */
@@ -35,15 +36,16 @@ const COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
 };
 
 // One statement inserts a whole chunk: each column travels as one array parameter and unnest() zips them into rows.
+const ARRAY_PARAMETERS = API_KEYS_TABLE_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`);
 const BULK_INSERT = `insert into api_keys (${API_KEYS_TABLE_COLUMNS.join(', ')})
-  select * from unnest(${API_KEYS_TABLE_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`).join(', ')})`;
+  select * from unnest(${ARRAY_PARAMETERS.join(', ')})`;
 
 /**
  * Opens a PostgreSQL store. The statements of requests (authentication, list, retrieve, update) go through a query
  * pipeline of up to `poolSize` connections; transactions, migrations and the other operations through a pool of as
  * many, which closes the connections it no longer uses.
  */
-export function openPostgresStore(url: string, options: StoreOptions = {}): KyselyStore {
+export function openPostgresStore(url: string, options: StoreOptions = {}): OpenedStore {
   const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
   const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
@@ -64,7 +66,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
     return pipeline.query({ name, text: sql, values: parameters });
   };
 
-  return new KyselyStore(db, {
+  const store = new KyselyStore(db, {
     queryRows,
     // Each write commits on its own; PostgreSQL shares one WAL flush among the commits of all its connections.
     writeRows: queryRows,
@@ -100,4 +102,5 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Kyse
     // Kysely's destroy() ends the pool it was given.
     close: () => pipeline.close(),
   });
+  return { store, migrator: new KyselyMigrator(db) };
 }

@@ -53,8 +53,8 @@ function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefin
  * alone, exactly as on a pooled connection.
  *
  * Connections are opened as needed, up to `maxConnections`: a turn takes the least busy connection, unless all
- * are busy enough to open another (`OPEN_ANOTHER_AT`). A connection that breaks fails the statements in flight on it (pg rejects
- * them) and is replaced by the next turn that needs one.
+ * are busy enough to open another (`OPEN_ANOTHER_AT`). A connection that breaks fails the statements in flight on
+ * it (pg rejects them) and is replaced by the next turn that needs one.
  */
 export class QueryPipeline {
   readonly #connections = new Set<PipelineConnection>();

@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
-import { KyselyStore } from '../kysely-store.js';
+import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
 import { DEFAULT_BULK_LOAD_ROWS_PER_COMMIT, queryLog, type StoreOptions } from '../store-options.js';
+import type { OpenedStore } from '../types.js';
 import { GroupCommit } from './group-commit.js';
 import { StatementCache, withStatementCache } from './statement-cache.js';
 
@@ -18,7 +19,7 @@ const BULK_LOAD_CACHE_KIB = -262_144;
  * Opens (creating if needed) a SQLite database in WAL mode. `synchronous = FULL` makes every commit durable
  * before it returns, so an acknowledged update survives a crash of the process or of the machine.
  */
-export function openSqliteStore(path: string, options: StoreOptions = {}): KyselyStore {
+export function openSqliteStore(path: string, options: StoreOptions = {}): OpenedStore {
   if (path !== SQLITE_MEMORY) {
     mkdirSync(dirname(path), { recursive: true });
   }
@@ -104,11 +105,12 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Kysel
   };
   const groupCommit = new GroupCommit(database, rawStatements, afterTransaction, options.onQuery);
 
-  return new KyselyStore(db, {
+  const store = new KyselyStore(db, {
     insertApiKeyRows: async (chunks) => bulkInsert(chunks),
     queryRows,
     writeRows: (sql, parameters) => groupCommit.write(sql, parameters),
     // Kysely's destroy() closes the better-sqlite3 handle it was given.
     close: async () => {},
   });
+  return { store, migrator: new KyselyMigrator(db) };
 }

@@ -1,4 +1,4 @@
-import type { ApiKey, ApiKeyStatus } from '@apikeys/api-types';
+import { type ApiKey, type ApiKeyStatus, LIST_LIMIT } from '@apikeys/api-types';
 import type { AdminClient, ApiKeyPage, ListApiKeysQuery } from '@apikeys/client';
 import { type Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, withApiClient } from '../../api-session.js';
@@ -9,7 +9,7 @@ import { keyProgress, NO_PROGRESS } from '../../format/progress.js';
 import { printable, shellWords } from '../../format/text.js';
 import { printJson, printLines, writeStdout } from '../../output.js';
 
-/** The page size of `--all` without `--limit`: fewer round trips than the API's default of 20. */
+/** The page size of `--all` without `--limit`: fewer round trips than the API's default. */
 export const ALL_PAGE_SIZE = 200;
 
 const NO_KEYS = 'No API keys found.';
@@ -103,8 +103,9 @@ export function registerKeysList(keys: Command): void {
     .option('--created-by <user_id>', 'only keys created by this user', parseId)
     .option(
       '--limit <n>',
-      `keys per page, 1 to 1000 (default: 20; with --all, the page size of the walk: ${ALL_PAGE_SIZE})`,
-      parseInteger(1, 1000),
+      `keys per page, ${LIST_LIMIT.minimum} to ${LIST_LIMIT.maximum} (default: ${LIST_LIMIT.default}; with --all, ` +
+        `the page size of the walk: ${ALL_PAGE_SIZE})`,
+      parseInteger(LIST_LIMIT.minimum, LIST_LIMIT.maximum),
     )
     .addOption(
       new Option('--after <api_key_id>', 'start after (older than) this key: the next page')

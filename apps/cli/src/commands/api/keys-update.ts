@@ -2,7 +2,7 @@ import type { ApiKeyStatus } from '@apikeys/api-types';
 import type { UpdateApiKeyBody } from '@apikeys/client';
 import { type Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, withApiClient } from '../../api-session.js';
-import { API_KEY_STATUSES, parseApiKeyId, parseName } from '../../arguments.js';
+import { API_KEY_STATUSES, NAME_LENGTH, parseApiKeyId, parseName } from '../../arguments.js';
 import { UsageError } from '../../errors.js';
 import { apiKeyDetails } from '../../format/api-key.js';
 import { printJson, printLines } from '../../output.js';
@@ -19,7 +19,7 @@ export function registerKeysUpdate(keys: Command): void {
     .command('update')
     .description('rename an API key and/or change its status; prints the key as updated')
     .argument('<api_key_id>', 'ID of the API key (apikey_...)', parseApiKeyId)
-    .option('--name <name>', 'new name (1 to 500 characters)', parseName)
+    .option('--name <name>', `new name (${NAME_LENGTH})`, parseName)
     .addOption(new Option('--status <status>', 'new status').choices(API_KEY_STATUSES))
     .option('--json', "print the API's response as JSON");
   addConnectionOptions(command).action((id: string, options: UpdateOptions) => {

@@ -5,9 +5,9 @@ import { listApiKeys } from './list-api-keys.js';
 import { updateApiKey } from './update-api-key.js';
 
 /** The handler of every operation in the spec, keyed by operationId. */
-export function operationHandlers(service: ApiKeysService, options: { defaultLimit: number }): OperationHandlers {
+export function operationHandlers(service: ApiKeysService): OperationHandlers {
   return {
-    listApiKeys: listApiKeys(service, options.defaultLimit),
+    listApiKeys: listApiKeys(service),
     getApiKey: getApiKey(service),
     updateApiKey: updateApiKey(service),
   };

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { noRoute } from './errors.js';
+import { noRoute } from './errors/no-route.js';
 
 /**
  * Refuses a path with a trailing slash as an unknown path. The router matches paths exactly, but the validator's

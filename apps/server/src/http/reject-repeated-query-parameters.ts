@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { invalidRequest } from '../domain/errors.js';
+import { HttpError } from './errors/http-error.js';
 
 /**
  * Refuses a query parameter given more than once (`limit=1&limit=2`). Every parameter of this API takes one value;
@@ -8,7 +8,7 @@ import { invalidRequest } from '../domain/errors.js';
 export function rejectRepeatedQueryParameters(req: Request, _res: Response, next: NextFunction): void {
   for (const [name, value] of Object.entries(req.query)) {
     if (Array.isArray(value)) {
-      next(invalidRequest(name, 'must be a single value (query parameter)'));
+      next(HttpError.of('invalid_request_error', `${name}: must be a single value (query parameter)`));
       return;
     }
   }

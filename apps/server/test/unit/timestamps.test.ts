@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { microsToRfc3339 } from '../../src/http/serializers/timestamps.js';
+
+describe('microsToRfc3339', () => {
+  it.each([
+    [1_730_332_707_427_722, '2024-10-30T23:58:27.427722Z'],
+    [1_730_332_707_427_005, '2024-10-30T23:58:27.427005Z'],
+    [1_730_332_707_000_001, '2024-10-30T23:58:27.000001Z'],
+    [1_730_332_707_999_999, '2024-10-30T23:58:27.999999Z'],
+    [0, '1970-01-01T00:00:00.000000Z'],
+    [-1, '1969-12-31T23:59:59.999999Z'],
+    [7_258_118_399_999_999, '2199-12-31T23:59:59.999999Z'],
+  ])('formats %i microseconds as %s', (micros, expected) => {
+    expect(microsToRfc3339(micros)).toBe(expected);
+  });
+
+  it('agrees with Date formatting when consecutive values jump between seconds', () => {
+    // The formatter reuses the date part within a second: alternating seconds must never reuse a stale one.
+    const reference = (micros: number) => {
+      const millis = Math.floor(micros / 1000);
+      return `${new Date(millis).toISOString().slice(0, 23)}${String(micros - millis * 1000).padStart(3, '0')}Z`;
+    };
+    const values = [1_730_332_707_999_999, 1_730_332_708_000_000, 1_730_332_707_000_000, -1, 0, 86_400_000_000];
+    for (let i = 0; i < 2000; i++) {
+      values.push(1_700_000_000_000_000 + ((i * 7_919_993) % 5_000_000_000), -((i * 104_729) % 3_000_000));
+    }
+    for (const micros of values) {
+      expect(microsToRfc3339(micros)).toBe(reference(micros));
+    }
+  });
+
+  it('always has exactly six fractional digits and the UTC Z', () => {
+    for (let micros = 1_700_000_000_000_000; micros < 1_700_000_000_002_000; micros += 7) {
+      expect(microsToRfc3339(micros)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    }
+  });
+
+  it('sorts as text in the same order as the microseconds', () => {
+    const micros = [1_730_332_707_427_722, 1_730_332_707_427_723, 1_730_332_708_000_000, 1_600_000_000_000_001];
+    const byText = [...micros].sort((a, b) => (microsToRfc3339(a) < microsToRfc3339(b) ? -1 : 1));
+
+    expect(byText).toEqual([...micros].sort((a, b) => a - b));
+  });
+});

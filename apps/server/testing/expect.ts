@@ -1,0 +1,107 @@
+import type { OperationId } from '@apikeys/api-types';
+import { expect } from 'vitest';
+import { documentedStatuses, specErrors } from './spec-responses.js';
+
+/** The body of an error response, as far as tests read it. */
+export interface ErrorBody {
+  type: string;
+  error: { type: string; message: string };
+  request_id: string;
+}
+
+/**
+ * Asserts that a response is what the spec promises: a documented status (for an operation), a JSON content type,
+ * a `request-id` header, and a body that validates against the declared schema. Pass no operationId for
+ * responses outside any operation (unknown paths, unsupported methods), which must still be ErrorResponses.
+ */
+export function expectMatchesSpec(
+  operationId: OperationId | undefined,
+  response: { status: number; headers: Headers },
+  body: unknown,
+): void {
+  if (operationId !== undefined) {
+    expect(documentedStatuses(operationId), `${operationId} documents ${response.status}`).toContain(response.status);
+  }
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.headers.get('request-id')).toMatch(/^req_[A-Za-z0-9]{24}$/);
+  expect(specErrors(operationId, response.status, body)).toEqual([]);
+  if (response.status >= 400) {
+    expect((body as { request_id?: string }).request_id).toBe(response.headers.get('request-id'));
+  }
+}
+
+const INTERNALS = [
+  // A stack frame: `at fn (/path/file.ts:12:3)` or `at /path/file.js:1:2`.
+  /\bat\s+\S.*:\d+:\d+/,
+  /node_modules/,
+  // A source file path.
+  /(?:\/[\w@.-]+)+\.(?:ts|js|mjs|cjs)\b/,
+  /<!DOCTYPE|<html|<pre>/i,
+];
+
+/** Asserts that a response body reveals nothing about the server's internals: no stack, no file path, no HTML. */
+export function expectNoInternals(text: string): void {
+  for (const pattern of INTERNALS) {
+    expect(text, `response body leaks internals (${pattern})`).not.toMatch(pattern);
+  }
+  expect(text).not.toContain(process.cwd());
+}
+
+/** What a test expects of an error response. */
+export interface ExpectedError {
+  /** The operation the request targets; undefined for unknown paths and unsupported methods. */
+  operationId: OperationId | undefined;
+  status: number;
+  type: string;
+  /** The message, or a pattern it must match; for invalid requests it names the parameter, header or field. */
+  message: RegExp | string;
+}
+
+/**
+ * Asserts an error response: its status, a spec-valid ErrorResponse (JSON, `request-id`, documented status), its
+ * type and message, and no internals in the body. `text` defaults to the body as JSON (for a typed client's result).
+ */
+export function expectError(
+  result: { response: Response; body: unknown; text?: string },
+  expected: ExpectedError,
+): ErrorBody {
+  const { response, body } = result;
+  const text = result.text ?? JSON.stringify(body);
+  expect(response.status, text).toBe(expected.status);
+  expectMatchesSpec(expected.operationId, response, body);
+  const error = body as ErrorBody;
+  expect(error.type).toBe('error');
+  expect(error.error.type).toBe(expected.type);
+  if (typeof expected.message === 'string') {
+    expect(error.error.message).toBe(expected.message);
+  } else {
+    expect(error.error.message).toMatch(expected.message);
+  }
+  expectNoInternals(text);
+  return error;
+}
+
+/**
+ * Asserts the 500 contract: the generic `api_error` body that reveals nothing of `secretDetail`, and one log line
+ * at error level, with the request ID of the response, that carries the details.
+ */
+export function expectInternalError(
+  logLines: readonly string[],
+  result: { response: Response; body: unknown },
+  secretDetail: string,
+): void {
+  const { response, body } = result;
+  const requestId = response.headers.get('request-id');
+  expect(response.status).toBe(500);
+  expect(body).toEqual({
+    type: 'error',
+    error: { type: 'api_error', message: 'internal server error' },
+    request_id: requestId,
+  });
+  expect(JSON.stringify(body)).not.toContain(secretDetail);
+  const logged = logLines
+    .map((line) => JSON.parse(line) as { level?: number; request_id?: string; err?: { message?: string } })
+    .filter((entry) => entry.request_id === requestId && entry.level === 50);
+  expect(logged).toHaveLength(1);
+  expect(logged[0]?.err?.message).toBe(secretDetail);
+}

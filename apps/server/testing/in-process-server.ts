@@ -1,0 +1,87 @@
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { API_VERSION, type ClientPaths } from '@apikeys/api-types';
+import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
+import createClient, { type Client } from 'openapi-fetch';
+import { createApp, createLogger, listen, shutdown } from '../src/index.js';
+import { createTestOrganization, type TestOrganization } from './fixtures.js';
+import { fetchText, type TextResponse } from './http.js';
+import { openTestStore } from './stores.js';
+
+/** A typed client of the API (openapi-fetch on the generated types) that sends an admin key and the version. */
+export type TypedClient = Client<ClientPaths>;
+
+/** An organization of a test server's, with a typed client for its admin key. */
+export interface TestOrganizationWithClient extends TestOrganization {
+  client: TypedClient;
+}
+
+/** The app running in this process on a free port, over a store of its own. */
+export interface TestServer {
+  baseUrl: string;
+  store: Store;
+  /** The secret of an admin key of the default organization. */
+  adminKey: string;
+  /** A typed client for `adminKey`. */
+  client: TypedClient;
+  /** Every line the server logged, as raw JSON text. */
+  logLines: string[];
+  /** A typed client for another admin key (of another organization, say). */
+  clientFor(adminKey: string): TypedClient;
+  /** Creates an organization with an admin key, and a client for it. */
+  createOrganization(name?: string): Promise<TestOrganizationWithClient>;
+  /** A raw fetch against the server, for requests the typed client cannot express. */
+  request(path: string, init?: RequestInit): Promise<TextResponse>;
+  close(): Promise<void>;
+}
+
+/** Collects log lines in memory, so that tests can read them. */
+function captureLog(lines: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+}
+
+/** Headers of an authenticated request: the admin key and the API version, plus `extra`. */
+export function authHeaders(adminKey: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { 'x-api-key': adminKey, 'vendor-version': API_VERSION, ...extra };
+}
+
+/**
+ * Starts the app on port 0 of 127.0.0.1 over a fresh store of the suite's kind (`openTestStore`), migrated, with
+ * an admin key of the default organization. Pass `opened` to use another store; it is migrated too.
+ */
+export async function startTestServer(options: { opened?: OpenedStore } = {}): Promise<TestServer> {
+  const { store, migrator } = options.opened ?? (await openTestStore());
+  await migrator.migrateToLatest();
+  const logLines: string[] = [];
+  const logger = createLogger('info', captureLog(logLines));
+  const server = await listen(createApp({ store, logger }), { port: 0, host: '127.0.0.1', logger });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { secret: adminKey } = await store.createAdminKey({
+    organizationId: DEFAULT_ORGANIZATION.id,
+    name: 'test admin',
+  });
+  const clientFor = (key: string) => createClient<ClientPaths>({ baseUrl, headers: authHeaders(key) });
+
+  return {
+    baseUrl,
+    store,
+    adminKey,
+    client: clientFor(adminKey),
+    logLines,
+    clientFor,
+    async createOrganization(name) {
+      const organization = await createTestOrganization(store, name);
+      return { ...organization, client: clientFor(organization.adminKey) };
+    },
+    request: (path, init) => fetchText(`${baseUrl}${path}`, init),
+    async close() {
+      await shutdown(server, 1000);
+      await store.close();
+    },
+  };
+}

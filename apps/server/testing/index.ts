@@ -1,0 +1,56 @@
+/**
+ * `@apikeys/server/testing`: test support for every package above the store, and for the benchmarks. It starts the
+ * server in-process and as a child process, creates organizations, keys and stores, and checks responses against
+ * the spec. Database helpers live in `@apikeys/store/testing` (the store's own tests use them there, below the
+ * server) and are re-exported here, so that every other package imports one module.
+ */
+export { API_VERSION } from '@apikeys/api-types';
+export { DEFAULT_ORGANIZATION, seededRandom } from '@apikeys/store';
+export {
+  createTestDatabase,
+  databaseUrl,
+  explainPostgres,
+  migrationNames,
+  onPostgres,
+  type PlanNode,
+  planNodes,
+  postgresAvailable,
+  TEST_POSTGRES_URL,
+  type TestDatabase,
+} from '@apikeys/store/testing';
+export {
+  type ErrorBody,
+  type ExpectedError,
+  expectError,
+  expectInternalError,
+  expectMatchesSpec,
+  expectNoInternals,
+} from './expect.js';
+export {
+  createKey,
+  createTestOrganization,
+  type KeyFields,
+  snapshotKeys,
+  storedKey,
+  type TestOrganization,
+} from './fixtures.js';
+export { closedPort, fetchText, parseRawResponse, type RawResponse, sendRaw, type TextResponse } from './http.js';
+export {
+  authHeaders,
+  startTestServer,
+  type TestOrganizationWithClient,
+  type TestServer,
+  type TypedClient,
+} from './in-process-server.js';
+export { API_KEYS_PATH, apiKeyPath, jsonPostHeaders, postRaw, VERSION_HEADER } from './requests.js';
+export {
+  type LogLine,
+  type ProcessExit,
+  type ServerProcess,
+  type ServerProcessOptions,
+  type StartedServerProcess,
+  spawnServerProcess,
+  startServerProcess,
+} from './server-process.js';
+export { documentedStatuses, specErrors, specOperationIds } from './spec-responses.js';
+export { openTestStore, TEST_STORE } from './stores.js';

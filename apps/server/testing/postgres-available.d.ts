@@ -1,0 +1,1 @@
+export { postgresAvailable, TEST_POSTGRES_URL } from '@apikeys/store/testing/postgres-available';

@@ -1,0 +1,159 @@
+/**
+ * Writes src/generated/spec-facts.ts: the API facts that code needs at run time (the versions, the limits, the status
+ * of each error type, ...), read from spec/openapi.yaml, so that no package writes them down again. With `--check`
+ * it writes nothing and exits 1 when the committed file differs from what the spec gives.
+ *
+ *   tsx scripts/generate-spec-facts.ts [--check]
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
+
+const OUTPUT = fileURLToPath(new URL('../src/generated/spec-facts.ts', import.meta.url));
+
+type Schema = {
+  type?: unknown;
+  enum?: unknown[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  properties?: Record<string, Schema>;
+  [extension: `x-${string}`]: unknown;
+};
+type Parameter = { name: string; in: string; schema: Schema };
+type Operation = { operationId?: string; parameters?: ({ $ref: string } | Parameter)[] };
+
+/** A fact the spec must state; the generator stops with the path that is missing or malformed. */
+function required<T>(value: T | undefined, path: string, check: (value: T) => boolean = () => true): T {
+  if (value === undefined || !check(value)) {
+    throw new Error(`spec/openapi.yaml: ${path} is missing or malformed`);
+  }
+  return value;
+}
+
+const isInteger = (value: unknown): value is number => Number.isSafeInteger(value);
+
+function schemaAt(document: OpenApiDocument, name: string): Schema {
+  return required((document.components.schemas as Record<string, Schema>)[name], `components.schemas.${name}`);
+}
+
+function parameterAt(document: OpenApiDocument, name: string): Parameter {
+  return required((document.components.parameters as Record<string, Parameter>)[name], `components.parameters.${name}`);
+}
+
+function resolveParameter(document: OpenApiDocument, parameter: { $ref: string } | Parameter): Parameter {
+  return '$ref' in parameter
+    ? parameterAt(document, parameter.$ref.replace('#/components/parameters/', ''))
+    : parameter;
+}
+
+/** For each operation, the query parameters whose schema has a default (the validator fills those in). */
+function queryDefaults(document: OpenApiDocument): Record<string, string[]> {
+  const defaults: Record<string, string[]> = {};
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (typeof operation !== 'object' || operation === null || !operation.operationId) {
+        continue;
+      }
+      const names = (operation.parameters ?? [])
+        .map((parameter) => resolveParameter(document, parameter))
+        .filter((parameter) => parameter.in === 'query' && parameter.schema.default !== undefined)
+        .map((parameter) => parameter.name);
+      if (names.length > 0) {
+        defaults[operation.operationId] = names;
+      }
+    }
+  }
+  return defaults;
+}
+
+/** The source of the facts module. */
+function render(document: OpenApiDocument): string {
+  const info = document.info as { version?: string } | undefined;
+  const versions = required(parameterAt(document, 'VendorVersion').schema.enum, 'VendorVersion.schema.enum', (v) =>
+    v.every((item) => typeof item === 'string'),
+  );
+  const apiVersion = required(info?.version, 'info.version', (version) => versions.includes(version));
+
+  const limit = parameterAt(document, 'Limit').schema;
+  const listLimit = {
+    minimum: required(limit.minimum, 'Limit.schema.minimum', isInteger),
+    maximum: required(limit.maximum, 'Limit.schema.maximum', isInteger),
+    default: required(limit.default, 'Limit.schema.default', isInteger),
+  };
+
+  const name = required(schemaAt(document, 'UpdateApiKeyRequest').properties?.name, 'UpdateApiKeyRequest.name');
+  const storedName = required(schemaAt(document, 'ApiKey').properties?.name, 'ApiKey.name');
+  const nameLength = {
+    minimum: required(name.minLength, 'UpdateApiKeyRequest.name.minLength', isInteger),
+    maximum: required(name.maxLength, 'UpdateApiKeyRequest.name.maxLength', isInteger),
+  };
+  if (storedName.minLength !== nameLength.minimum || storedName.maxLength !== nameLength.maximum) {
+    throw new Error('spec/openapi.yaml: ApiKey.name and UpdateApiKeyRequest.name must have the same length bounds');
+  }
+
+  const statuses = required(schemaAt(document, 'ApiKeyStatus').enum, 'ApiKeyStatus.enum');
+  const errorType = schemaAt(document, 'ErrorType');
+  const errorTypes = required(errorType.enum, 'ErrorType.enum') as string[];
+  const statusMap = required(errorType['x-http-status'], 'ErrorType.x-http-status') as Record<string, unknown>;
+  const errorStatuses = Object.fromEntries(
+    errorTypes.map((type) => [type, required(statusMap[type], `ErrorType.x-http-status.${type}`, isInteger)]),
+  );
+  const extra = Object.keys(statusMap).filter((type) => !errorTypes.includes(type));
+  if (extra.length > 0) {
+    throw new Error(`spec/openapi.yaml: ErrorType.x-http-status names unknown types: ${extra.join(', ')}`);
+  }
+  const maxBodyBytes = required(document['x-max-request-body-bytes'], 'x-max-request-body-bytes', isInteger);
+
+  const json = (value: unknown) => JSON.stringify(value);
+  const defaults = Object.entries(queryDefaults(document))
+    .map(([operationId, names]) => `  ${operationId}: ${names.map(json).join(' | ')};\n`)
+    .join('');
+  return `/**
+ * This file was generated from spec/openapi.yaml by scripts/generate-spec-facts.ts.
+ * Do not make direct changes to the file.
+ */
+
+import type { components } from './openapi.js';
+
+type Schemas = components['schemas'];
+
+/** \`info.version\`: the API version this document describes, which a client built on these types sends. */
+export const API_VERSION = ${json(apiVersion)} satisfies components['parameters']['VendorVersion'];
+
+/** Every value the \`vendor-version\` header accepts (\`components.parameters.VendorVersion\`), oldest first. */
+export const API_VERSIONS = ${json(versions)} as const satisfies readonly components['parameters']['VendorVersion'][];
+
+/** Every API key status (\`ApiKeyStatus\`), in the order the spec lists them. */
+export const API_KEY_STATUSES = ${json(statuses)} as const satisfies readonly Schemas['ApiKeyStatus'][];
+
+/** The bounds and the default of the \`limit\` query parameter (\`components.parameters.Limit\`). */
+export const LIST_LIMIT = ${json(listLimit)} as const;
+
+/** The length of an API key name, in Unicode code points (\`UpdateApiKeyRequest.name\`, \`ApiKey.name\`). */
+export const API_KEY_NAME_LENGTH = ${json(nameLength)} as const;
+
+/** The largest request body the server reads, in bytes (\`x-max-request-body-bytes\`). */
+export const MAX_REQUEST_BODY_BYTES = ${maxBodyBytes};
+
+/** The HTTP status of each error type (\`ErrorType.x-http-status\`). */
+export const ERROR_STATUSES = ${json(errorStatuses)} as const satisfies Record<Schemas['ErrorType'], number>;
+
+/** For each operation, the query parameters with a default in the spec, which the request validator fills in. */
+export interface QueryParameterDefaults {
+${defaults}}
+`;
+}
+
+const source = render(loadSpec());
+if (process.argv.includes('--check')) {
+  const current = readFileSync(OUTPUT, 'utf8');
+  if (current !== source) {
+    process.stderr.write(`${OUTPUT} is out of date with spec/openapi.yaml: run pnpm generate\n`);
+    process.exit(1);
+  }
+} else {
+  writeFileSync(OUTPUT, source);
+}

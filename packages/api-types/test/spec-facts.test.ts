@@ -1,0 +1,44 @@
+import { loadSpec } from '@apikeys/spec';
+import { describe, expect, it } from 'vitest';
+import {
+  API_KEY_NAME_LENGTH,
+  API_KEY_STATUSES,
+  API_VERSION,
+  API_VERSIONS,
+  ERROR_STATUSES,
+  LIST_LIMIT,
+  MAX_REQUEST_BODY_BYTES,
+} from '../src/index.js';
+
+type Schema = Record<string, unknown> & { enum?: unknown[]; properties?: Record<string, Record<string, unknown>> };
+
+const spec = loadSpec();
+const parameters = spec.components.parameters as Record<string, { schema: Record<string, unknown> }>;
+const schemas = spec.components.schemas as Record<string, Schema>;
+
+describe('the facts generated from the spec', () => {
+  it('name the version the document describes and every version the header accepts', () => {
+    expect(API_VERSION).toBe((spec.info as { version: string }).version);
+    expect(API_VERSIONS).toEqual(parameters.VendorVersion?.schema.enum);
+    expect(API_VERSIONS).toContain(API_VERSION);
+  });
+
+  it('give the bounds and default of limit, and the length of a name', () => {
+    const limit = parameters.Limit?.schema;
+    expect(LIST_LIMIT).toEqual({ minimum: limit?.minimum, maximum: limit?.maximum, default: limit?.default });
+    const name = schemas.UpdateApiKeyRequest?.properties?.name;
+    expect(API_KEY_NAME_LENGTH).toEqual({ minimum: name?.minLength, maximum: name?.maxLength });
+  });
+
+  it('list every API key status and give the body limit', () => {
+    expect(API_KEY_STATUSES).toEqual(schemas.ApiKeyStatus?.enum);
+    expect(MAX_REQUEST_BODY_BYTES).toBe(spec['x-max-request-body-bytes']);
+  });
+
+  it('give every error type its status, and no two types the same one (a client maps statuses back to types)', () => {
+    expect(Object.keys(ERROR_STATUSES)).toEqual(schemas.ErrorType?.enum);
+    expect(ERROR_STATUSES).toEqual(schemas.ErrorType?.['x-http-status']);
+    const statuses = Object.values(ERROR_STATUSES);
+    expect(new Set(statuses).size).toBe(statuses.length);
+  });
+});

@@ -1,0 +1,44 @@
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
+
+/** A node of a PostgreSQL `EXPLAIN (FORMAT JSON)` plan, as far as the tests and the measuring script read it. */
+export interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  Filter?: string;
+  'Index Cond'?: string;
+  /** With `BUFFERS`: the shared buffers (8 KiB pages) found in the cache, this node's children included. */
+  'Shared Hit Blocks'?: number;
+  /** With `BUFFERS`: the shared buffers read from outside the cache, this node's children included. */
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Every node of a plan, the root first. */
+export function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
+
+/** The root of a query's plan, with `EXPLAIN (FORMAT JSON, ...options)`, and the execution time if it ran. */
+export async function explainPostgres(
+  client: pg.Client,
+  sql: string,
+  parameters: readonly unknown[],
+  options: readonly string[] = [],
+): Promise<{ plan: PlanNode; executionMs?: number }> {
+  const result = await client.query(`explain (${['format json', ...options].join(', ')}) ${sql}`, [...parameters]);
+  const [explained] = (result.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time'?: number }] })[
+    'QUERY PLAN'
+  ];
+  return {
+    plan: explained.Plan,
+    ...(explained['Execution Time'] === undefined ? {} : { executionMs: explained['Execution Time'] }),
+  };
+}
+
+/** The steps of a query's SQLite plan (the `detail` column of `EXPLAIN QUERY PLAN`), in order. */
+export function explainSqlite(database: Database.Database, sql: string, parameters: readonly unknown[]): string[] {
+  const rows = database.prepare(`explain query plan ${sql}`).all(...parameters) as { detail: string }[];
+  return rows.map((row) => row.detail);
+}
