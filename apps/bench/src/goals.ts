@@ -1,7 +1,7 @@
 import type { ScenarioResult, SeedResult } from './suite.js';
-import { POSTGRES_REPLICAS, replicasTargetName, sizeLabel } from './targets.js';
+import { POSTGRES_REPLICAS, replicasTargetName, sizeLabel, variantTargetName } from './targets.js';
 
-/** One target figure of issue 5 next to what this run measured. */
+/** One target figure of an issue next to what this run measured. */
 export interface GoalCheck {
   goal: string;
   measured: string;
@@ -23,7 +23,7 @@ const PAGE_SCENARIOS = [
 
 const fmt = (value: number, digits = 2) => value.toFixed(digits);
 
-/** Checks the targets of issue 5 against the results. `sizes` are the smaller and the larger key counts run. */
+/** Checks the targets of the issues against the results. `sizes` are the smaller and the larger key counts run. */
 export function checkGoals(
   results: readonly ScenarioResult[],
   seeds: readonly SeedResult[],
@@ -100,6 +100,17 @@ export function checkGoals(
     `server RSS ≤ 200 MB under load with ${large} keys`,
     peak === undefined ? undefined : `${fmt(peak / 1e6, 0)} MB peak`,
     peak !== undefined && peak <= 200e6,
+  );
+  // Issue 12: what rate limiting costs, measured against the same server without it, right after it.
+  const limited = find(variantTargetName(`sqlite-${large}`, 'ratelimited'), 'list-20');
+  const limiterCost = list20 && limited && limited.serverCpuMicrosPerRequest / list20.serverCpuMicrosPerRequest;
+  check(
+    `list 20, sqlite-${large}: CPU/request with the in-memory rate limiter ≤ 1.05× without`,
+    limiterCost === undefined
+      ? undefined
+      : `${fmt(limiterCost)}× (${Math.round(limited?.serverCpuMicrosPerRequest ?? 0)} vs ` +
+          `${Math.round(list20?.serverCpuMicrosPerRequest ?? 0)} µs)`,
+    limiterCost !== undefined && limiterCost <= 1.05,
   );
   return checks;
 }

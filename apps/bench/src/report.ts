@@ -148,10 +148,10 @@ export function formatSeeds(seeds: readonly SeedResult[]): string {
   );
 }
 
-/** The targets of issue 5 next to the measured figures. */
+/** The targets of the issues next to the measured figures. */
 export function formatGoals(goals: readonly GoalCheck[]): string {
   return table(
-    ['status', 'target (issue 5)', 'measured'],
+    ['status', 'target', 'measured'],
     goals.map((goal) => [goal.status === 'not met' ? 'NOT MET' : goal.status, goal.goal, goal.measured]),
   );
 }

@@ -7,7 +7,7 @@ import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } fr
 import { SCENARIOS, type Scenario } from './scenarios.js';
 import { type Engine, type SeededDatabase, seedPostgres, seedSqlite } from './seed.js';
 import { startServer } from './server-process.js';
-import type { Target } from './targets.js';
+import { API_TARGET_ENV, type Target } from './targets.js';
 
 /** One measured scenario on one target. CPU figures are the server process's user + system time, all threads. */
 export interface ScenarioResult extends LoadResult {
@@ -185,7 +185,14 @@ async function startTarget(target: Target, databases: Databases, settings: Suite
   } else {
     const database = await databases.get(target.engine, target.keys);
     ids = database.sampleIds;
-    env = { PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.databaseUrl, LOG_LEVEL: 'info' };
+    env = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.databaseUrl,
+      LOG_LEVEL: 'info',
+      ...API_TARGET_ENV,
+      ...target.env,
+    };
     headers['x-api-key'] = database.adminSecret;
   }
   const replicas = target.kind === 'api' ? target.replicas : 1;

@@ -19,7 +19,30 @@ export type Target =
       replicas: number;
       script: string;
       scenarios: Scenario[];
+      /** Settings on top of the suite's (a variant: the same server with a feature switched on). */
+      env?: Record<string, string>;
     };
+
+/**
+ * The server's settings in every API target: rate limiting off, since the load comes from one admin key. A variant
+ * switches a feature on and runs a scenario right after the plain target, so that the two compare.
+ */
+export const API_TARGET_ENV = { RATE_LIMIT_PER_MINUTE: '0' } as const;
+
+/** Features measured against the same server without them, in the same run, on the larger SQLite store. */
+export const VARIANTS = [
+  {
+    suffix: 'ratelimited',
+    description: 'the in-memory rate limiter on, with a limit that never refuses',
+    env: { RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_BURST: '1000000000' },
+    scenarios: ['list-20'],
+  },
+] as const;
+
+/** The name of a variant of a target: `sqlite-1m+ratelimited`. */
+export function variantTargetName(base: string, suffix: string): string {
+  return `${base}+${suffix}`;
+}
 
 export interface PlanOptions {
   quick: boolean;
@@ -67,6 +90,16 @@ export function planTargets(options: PlanOptions): Target[] {
       const quickNames = options.quick ? QUICK_SCENARIOS[`${engine}-${index === 0 ? 'small' : 'large'}`] : undefined;
       const scenarios = selected(name, SCENARIOS, quickNames);
       apiTargets.push({ name, kind: 'api', engine, keys, replicas: 1, script: SERVER_SCRIPT, scenarios });
+    }
+  }
+  const largeSqlite = apiTargets.find(
+    (target) => target.kind === 'api' && target.engine === 'sqlite' && target.keys === options.sizes[1],
+  );
+  for (const variant of VARIANTS) {
+    if (largeSqlite?.kind === 'api') {
+      const name = variantTargetName(largeSqlite.name, variant.suffix);
+      const scenarios = selected(name, SCENARIOS, [...variant.scenarios]);
+      apiTargets.push({ ...largeSqlite, name, env: variant.env, scenarios });
     }
   }
   if (options.postgres) {

@@ -1,6 +1,7 @@
-import { parseDatabaseUrl, type StoreLocation } from '@apikeys/store';
+import { DEFAULT_TIMEOUT_MS, parseDatabaseUrl, redactUrl, type StoreLocation } from '@apikeys/store';
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
+import type { RateLimitSettings } from './rate-limits/request-limiter.js';
 
 /** The server's configuration, parsed once from the environment at start. */
 export interface Config {
@@ -9,9 +10,12 @@ export interface Config {
   database: StoreLocation;
   /** Connections in the PostgreSQL pool (ignored by SQLite). */
   databasePoolSize: number;
+  /** The deadline of every database call; past it a request gets 503. */
+  databaseTimeoutMs: number;
   logLevel: LogLevel;
   /** How long a graceful shutdown waits for in-flight requests before closing connections. */
   shutdownGraceMs: number;
+  rateLimits: RateLimitSettings;
 }
 
 /** A configuration value that cannot be used; the message tells the operator which and why. */
@@ -34,8 +38,19 @@ const EnvSchema = z.object({
   HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
   DATABASE_URL: z.preprocess(unsetIfEmpty, z.string().optional()),
   DATABASE_POOL_SIZE: integer(1, 1000, 10),
+  DATABASE_TIMEOUT_MS: integer(100, 600_000, DEFAULT_TIMEOUT_MS),
   LOG_LEVEL: z.preprocess(unsetIfEmpty, z.enum(LOG_LEVELS).default('info')),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
+  RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000_000, 1200),
+  RATE_LIMIT_BURST: integer(1, 1_000_000_000, 100),
+  AUTH_FAILURE_LIMIT_PER_MINUTE: integer(0, 1_000_000, 30),
+  REDIS_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/)
+      .optional(),
+  ),
 });
 
 /** What each variable must hold, for error messages. */
@@ -44,8 +59,13 @@ const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
   HOST: 'a host name or IP address',
   DATABASE_URL: 'file:<path> or postgres://...',
   DATABASE_POOL_SIZE: 'an integer from 1 to 1000',
+  DATABASE_TIMEOUT_MS: 'a whole number of milliseconds from 100 to 600000',
   LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')}`,
   SHUTDOWN_GRACE_MS: 'a whole number of milliseconds',
+  RATE_LIMIT_PER_MINUTE: 'a whole number of requests a minute (0 turns rate limiting off)',
+  RATE_LIMIT_BURST: 'a whole number of requests from 1',
+  AUTH_FAILURE_LIMIT_PER_MINUTE: 'a whole number of failures a minute (0 turns the limit off)',
+  REDIS_URL: 'redis://[user:password@]host:port[/db] or rediss://...',
 };
 
 /** Parses and validates the environment; throws a ConfigError naming every bad variable. */
@@ -54,7 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0]) as keyof typeof EXPECTED;
-      return `${name} must be ${EXPECTED[name]} (got ${JSON.stringify(env[name])})`;
+      // A URL may hold a password: it is shown with the password hidden.
+      const value = name.endsWith('_URL') ? redactUrl(String(env[name])) : env[name];
+      return `${name} must be ${EXPECTED[name]} (got ${JSON.stringify(value)})`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
@@ -69,7 +91,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: parsed.data.HOST,
     database,
     databasePoolSize: parsed.data.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: parsed.data.DATABASE_TIMEOUT_MS,
     logLevel: parsed.data.LOG_LEVEL,
     shutdownGraceMs: parsed.data.SHUTDOWN_GRACE_MS,
+    rateLimits: {
+      perMinute: parsed.data.RATE_LIMIT_PER_MINUTE,
+      burst: parsed.data.RATE_LIMIT_BURST,
+      authFailuresPerMinute: parsed.data.AUTH_FAILURE_LIMIT_PER_MINUTE,
+      redisUrl: parsed.data.REDIS_URL,
+    },
   };
 }

@@ -105,3 +105,30 @@ export function expectInternalError(
   expect(logged).toHaveLength(1);
   expect(logged[0]?.err?.message).toBe(secretDetail);
 }
+
+/**
+ * Asserts the 503 contract: `service_unavailable_error` with the generic message, a `retry-after` of whole seconds,
+ * and one warning in the log, with the request ID of the response, that says why (and hides nothing from the log).
+ */
+export function expectUnavailable(
+  logLines: readonly string[],
+  result: { response: Response; body: unknown },
+  operationId: OperationId,
+): void {
+  const { response, body } = result;
+  const requestId = response.headers.get('request-id');
+  expect(response.status).toBe(503);
+  expectMatchesSpec(operationId, response, body);
+  expect(body).toEqual({
+    type: 'error',
+    error: { type: 'service_unavailable_error', message: 'the database is unavailable; retry later' },
+    request_id: requestId,
+  });
+  expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+  const logged = logLines
+    .map((line) => JSON.parse(line) as { level?: number; request_id?: string; msg?: string; reason?: string })
+    .filter((entry) => entry.request_id === requestId && entry.msg === 'database unavailable');
+  expect(logged).toHaveLength(1);
+  expect(logged[0]?.level).toBe(40);
+  expect(logged[0]?.reason).toEqual(expect.any(String));
+}

@@ -4,6 +4,7 @@ import { API_VERSION, type ClientPaths } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
 import createClient, { type Client } from 'openapi-fetch';
 import { createApp, createLogger, listen, shutdown } from '../src/index.js';
+import { type RateLimitSettings, RequestLimiter } from '../src/rate-limits/request-limiter.js';
 import { createTestOrganization, type TestOrganization } from './fixtures.js';
 import { fetchText, type TextResponse } from './http.js';
 import { openTestStore } from './stores.js';
@@ -52,14 +53,18 @@ export function authHeaders(adminKey: string, extra: Record<string, string> = {}
 
 /**
  * Starts the app on port 0 of 127.0.0.1 over a fresh store of the suite's kind (`openTestStore`), migrated, with
- * an admin key of the default organization. Pass `opened` to use another store; it is migrated too.
+ * an admin key of the default organization. Pass `opened` to use another store; it is migrated too. Requests are
+ * not rate limited unless `rateLimits` says how.
  */
-export async function startTestServer(options: { opened?: OpenedStore } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { opened?: OpenedStore; rateLimits?: RateLimitSettings } = {},
+): Promise<TestServer> {
   const { store, migrator } = options.opened ?? (await openTestStore());
   await migrator.migrateToLatest();
   const logLines: string[] = [];
   const logger = createLogger('info', captureLog(logLines));
-  const server = await listen(createApp({ store, logger }), { port: 0, host: '127.0.0.1', logger });
+  const limiter = options.rateLimits && new RequestLimiter(options.rateLimits, logger);
+  const server = await listen(createApp({ store, logger, limiter }), { port: 0, host: '127.0.0.1', logger });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: adminKey } = await store.createAdminKey({
     organizationId: DEFAULT_ORGANIZATION.id,
@@ -81,7 +86,7 @@ export async function startTestServer(options: { opened?: OpenedStore } = {}): P
     request: (path, init) => fetchText(`${baseUrl}${path}`, init),
     async close() {
       await shutdown(server, 1000);
-      await store.close();
+      await Promise.all([store.close(), limiter?.close()]);
     },
   };
 }

@@ -13,8 +13,11 @@ export {
   migrationNames,
   onPostgres,
   type PlanNode,
+  type PrivatePostgres,
   planNodes,
   postgresAvailable,
+  privatePostgresAvailable,
+  startPrivatePostgres,
   TEST_POSTGRES_URL,
   type TestDatabase,
 } from '@apikeys/store/testing';
@@ -25,6 +28,7 @@ export {
   expectInternalError,
   expectMatchesSpec,
   expectNoInternals,
+  expectUnavailable,
 } from './expect.js';
 export {
   createKey,
@@ -42,6 +46,7 @@ export {
   type TestServer,
   type TypedClient,
 } from './in-process-server.js';
+export { type PrivateRedis, startPrivateRedis } from './private-redis.js';
 export { API_KEYS_PATH, apiKeyPath, jsonPostHeaders, postRaw, VERSION_HEADER } from './requests.js';
 export {
   type LogLine,

@@ -19,7 +19,10 @@ export interface ProcessExit {
 
 /** What to start, how, and where its standard output goes. */
 export interface ServerProcessOptions {
-  /** Variables on top of `PORT=0`, `HOST=127.0.0.1` and `LOG_LEVEL=info`. */
+  /**
+   * Variables on top of `PORT=0`, `HOST=127.0.0.1`, `LOG_LEVEL=info` and `RATE_LIMIT_PER_MINUTE=0`: like the
+   * in-process test server, a test server is not rate limited unless the test sets a limit.
+   */
   env?: Record<string, string>;
   /**
    * What runs: the server's TypeScript sources through tsx (the default), or a JavaScript file (a production
@@ -75,7 +78,8 @@ function parseLine(raw: string): LogLine {
 export function spawnServerProcess(options: ServerProcessOptions = {}): ServerProcess {
   const { PATH, HOME, TMPDIR } = process.env;
   const baseEnv = options.inheritEnv ? process.env : { PATH, HOME, TMPDIR };
-  const env = { ...baseEnv, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env };
+  const defaults = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0' };
+  const env = { ...baseEnv, ...defaults, ...options.env };
   const [args, cwd] = options.script
     ? [[...(options.script.nodeFlags ?? []), options.script.path], options.script.cwd]
     : [['--import', 'tsx', 'src/main.ts'], SERVER_DIR];

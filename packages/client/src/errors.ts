@@ -102,6 +102,9 @@ export class RateLimitError extends responseErrorOf('rate_limit_error', 'RateLim
 /** 5xx: the server failed; thrown once the retries are used up. */
 export class ApiError extends responseErrorOf('api_error', 'ApiError') {}
 
+/** 503: the service could not reach its database in time; thrown once the retries are used up. */
+export class ServiceUnavailableError extends responseErrorOf('service_unavailable_error', 'ServiceUnavailableError') {}
+
 /** No response: the connection failed (refused, reset, DNS, redirect refused). */
 export class ConnectionError extends clientErrorOf('connection_error', 'ConnectionError') {}
 
@@ -128,6 +131,8 @@ export function errorClassFor(type: ErrorType): ResponseErrorClass {
       return RateLimitError;
     case 'api_error':
       return ApiError;
+    case 'service_unavailable_error':
+      return ServiceUnavailableError;
   }
 }
 

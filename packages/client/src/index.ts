@@ -23,6 +23,7 @@ export {
   RateLimitError,
   RequestTooLargeError,
   type ResponseErrorDetails,
+  ServiceUnavailableError,
   TimeoutError,
 } from './errors.js';
 export { ApiKeyPage, type PageDirection } from './pagination.js';

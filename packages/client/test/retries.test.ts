@@ -1,5 +1,5 @@
 import type { ApiKey } from '@apikeys/api-types';
-import { API_VERSION, closedPort } from '@apikeys/server/testing';
+import { API_VERSION, closedPort, startTestServer } from '@apikeys/server/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -12,6 +12,7 @@ import {
   TimeoutError,
 } from '../src/index.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../src/transport.js';
+import { observedFetch } from './support/observed-fetch.js';
 import { type Action, errorBody, type ScriptedServer, startScriptedServer } from './support/scripted-server.js';
 
 const KEY: ApiKey = {
@@ -157,6 +158,46 @@ describe('retries', () => {
     await expect(clientOf(server).apiKeys.retrieve(KEY.id)).resolves.toEqual(KEY);
 
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("the real server's 429", () => {
+  it('is retried after the retry-after the server sends, and the retry succeeds', async () => {
+    // One request at once, sixty a minute: the second request of a burst waits for the next second.
+    const server = await startTestServer({ rateLimits: { perMinute: 60, burst: 1, authFailuresPerMinute: 0 } });
+    try {
+      const observed = observedFetch();
+      const client = createAdminClient({ baseUrl: server.baseUrl, apiKey: server.adminKey, fetch: observed.fetch });
+      await client.apiKeys.list({ limit: 1 });
+
+      const started = performance.now();
+      const page = await client.apiKeys.list({ limit: 1 });
+      const waitedMs = performance.now() - started;
+
+      expect(page.data).toEqual([]);
+      expect(observed.sent).toHaveLength(3);
+      // The server asked for one second; the client waited that long before its retry, not its own backoff.
+      expect(waitedMs).toBeGreaterThanOrEqual(950);
+      expect(waitedMs).toBeLessThan(3000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('throws RateLimitError with the retry-after when retrying is off', async () => {
+    const server = await startTestServer({ rateLimits: { perMinute: 60, burst: 1, authFailuresPerMinute: 0 } });
+    try {
+      const client = createAdminClient({ baseUrl: server.baseUrl, apiKey: server.adminKey, maxRetries: 0 });
+      await client.apiKeys.list({ limit: 1 });
+
+      const error = await client.apiKeys.list({ limit: 1 }).catch((thrown: unknown) => thrown);
+
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect((error as RateLimitError).headers?.get('retry-after')).toBe('1');
+      expect((error as RateLimitError).message).toMatch(/^too many requests for this admin key; retry after 1 second$/);
+    } finally {
+      await server.close();
+    }
   });
 });
 

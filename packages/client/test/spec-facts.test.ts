@@ -15,6 +15,7 @@ import {
   PermissionError,
   RateLimitError,
   RequestTooLargeError,
+  ServiceUnavailableError,
 } from '../src/index.js';
 import { type ScriptedServer, startScriptedServer } from './support/scripted-server.js';
 
@@ -37,6 +38,7 @@ const CLASS_OF: Record<ErrorType, new (...args: never[]) => ApiKeysError> = {
   request_too_large: RequestTooLargeError,
   rate_limit_error: RateLimitError,
   api_error: ApiError,
+  service_unavailable_error: ServiceUnavailableError,
 };
 
 /** A body that does not follow the contract, as a proxy in front of the API might send it. */
@@ -99,7 +101,7 @@ describe('error types of the spec', () => {
 });
 
 describe('statuses the spec gives no error type', () => {
-  it.each([502, 503, 504])('makes %i an ApiError', async (status) => {
+  it.each([501, 502, 504, 507])('makes %i an ApiError', async (status) => {
     expect(mappedStatuses).not.toContain(status);
 
     const error = await errorForStatus(status);

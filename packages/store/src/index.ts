@@ -15,6 +15,7 @@ export { newId, randomBase62 } from './random.js';
 export { hashSecret, SECRET_PREFIX, type SecretKind } from './secrets.js';
 export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
-export type { StoreOptions } from './store-options.js';
+export { DEFAULT_TIMEOUT_MS, type StoreOptions } from './store-options.js';
 export { nowMicros } from './time.js';
 export type * from './types.js';
+export { DatabaseUnavailableError, type UnavailableReason } from './unavailable.js';

@@ -88,7 +88,7 @@ export function describeLocation(location: StoreLocation): string {
 export async function openMigratedStore(
   location: StoreLocation,
   options: StoreOptions = {},
-): Promise<{ store: Store; applied: string[] }> {
+): Promise<{ store: Store; applied: string[]; warnings: string[] }> {
   const cannotOpen = (error: unknown) =>
     new DatabaseOpenError(
       `cannot open the database ${describeLocation(location)} (DATABASE_URL): ${rootReason(error)}`,
@@ -102,9 +102,9 @@ export async function openMigratedStore(
   } catch (error) {
     throw cannotOpen(error);
   }
-  const { store, migrator } = opened;
+  const { store, migrator, warnings = [] } = opened;
   try {
-    return { store, applied: await migrator.migrateToLatest() };
+    return { store, applied: await migrator.migrateToLatest(), warnings };
   } catch (error) {
     await store.close().catch(() => {});
     throw cannotOpen(error);

@@ -6,9 +6,18 @@ export interface StoreOptions {
   onQuery?: ((sql: string, parameters: readonly unknown[]) => void) | undefined;
   /** Connections in the pool (PostgreSQL; SQLite has one connection). */
   poolSize?: number | undefined;
+  /**
+   * The deadline of every call, in milliseconds: connecting, waiting for a connection, each statement (PostgreSQL),
+   * waiting for a lock (SQLite's busy_timeout). Past it the call fails with a DatabaseUnavailableError. Default:
+   * `DEFAULT_TIMEOUT_MS`.
+   */
+  timeoutMs?: number | undefined;
   /** Rows per transaction of `seedApiKeys` (default: `DEFAULT_BULK_LOAD_ROWS_PER_COMMIT`). */
   bulkLoadRowsPerCommit?: number | undefined;
 }
+
+/** The deadline of a store call unless the caller sets one. */
+export const DEFAULT_TIMEOUT_MS = 5000;
 
 /** Rows per transaction of a bulk load, on every engine (docs/benchmarks.md, "Seeding"). */
 export const DEFAULT_BULK_LOAD_ROWS_PER_COMMIT = 200_000;

@@ -160,4 +160,6 @@ export interface SchemaMigrator {
 export interface OpenedStore {
   store: Store;
   migrator: SchemaMigrator;
+  /** What an operator should know about the database as opened (that it is read-only, say); usually none. */
+  warnings?: string[];
 }

@@ -2,6 +2,7 @@ import { migrationProvider } from '../src/migrations/index.js';
 
 export { createTestDatabase, databaseUrl, onPostgres, type TestDatabase } from './postgres.js';
 export { postgresAvailable, TEST_POSTGRES_URL } from './postgres-available.js';
+export { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from './private-postgres.js';
 export { explainPostgres, explainSqlite, type PlanNode, planNodes } from './query-plans.js';
 
 /** The names of every migration, in the order they apply. */

@@ -1,5 +1,6 @@
 import type { ApiKeyFilters, ApiKeyPage, ApiKeyRecord, ApiKeyStatus, PageCursor, Store } from '@apikeys/store';
 import { AppError, invalidRequest } from './errors.js';
+import { quotable } from './quotable.js';
 
 /** What `listApiKeys` takes: a page size, at most one cursor, and filters. */
 export interface ListApiKeysParams {
@@ -18,8 +19,13 @@ export interface UpdateApiKeyParams {
 /** The query parameter that carries each kind of cursor, which the errors about a cursor name. */
 const CURSOR_PARAMETER: Record<PageCursor['direction'], string> = { after: 'after_id', before: 'before_id' };
 
+/** `with ID apikey_...`, or `with this ID` when the value does not look like an ID and so is not repeated. */
+function withId(id: string): string {
+  return quotable(id, 'id') ? `with ID ${id}` : 'with this ID';
+}
+
 function apiKeyNotFound(id: string): AppError {
-  return new AppError('not_found_error', `api_key_id: no API key with ID ${id}`);
+  return new AppError('not_found_error', `api_key_id: no API key ${withId(id)}`);
 }
 
 /** At most one cursor; both are a client error. */
@@ -38,7 +44,7 @@ function unknownCursor(cursor: PageCursor | undefined): Error {
   if (!cursor) {
     return new Error('the store reported an unknown cursor for a query without one');
   }
-  return invalidRequest(CURSOR_PARAMETER[cursor.direction], `no API key with ID ${cursor.id}`);
+  return invalidRequest(CURSOR_PARAMETER[cursor.direction], `no API key ${withId(cursor.id)}`);
 }
 
 /**

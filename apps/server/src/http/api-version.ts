@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { quotable } from '../domain/quotable.js';
 import { HttpError } from './errors/http-error.js';
 
 const VERSION_HEADER = 'vendor-version';
@@ -24,10 +25,15 @@ export function requireApiVersion(supportedVersions: readonly string[]) {
       return;
     }
     if (typeof version !== 'string' || !supportedVersions.includes(version)) {
+      // Only a value that looks like a version is repeated: a secret sent here by mistake never comes back.
+      const sent =
+        typeof version === 'string' && quotable(version, 'date')
+          ? `version ${JSON.stringify(version)}`
+          : 'value (not a date like YYYY-MM-DD)';
       next(
         HttpError.of(
           'invalid_request_error',
-          `${VERSION_HEADER}: unsupported version ${JSON.stringify(String(version))}; supported versions: ${supported}`,
+          `${VERSION_HEADER}: unsupported ${sent}; supported versions: ${supported}`,
         ),
       );
       return;

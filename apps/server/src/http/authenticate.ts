@@ -1,5 +1,6 @@
 import { hashSecret, type Store } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
+import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
 import { HttpError } from './errors/http-error.js';
 
 /** Who is calling: the admin key and the organization every operation of this request acts on. */
@@ -9,24 +10,38 @@ export interface Caller {
 }
 
 /**
+ * The 401 of a request without a valid admin key, or a 429 once its address has failed too often: the limiter
+ * counts failures only, so a valid admin key is never refused because of someone else's guesses.
+ */
+async function refuse(req: Request, limiter: RequestLimiter | undefined, message: string): Promise<HttpError> {
+  const wait = await limiter?.consumeFailedAuthentication(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  if (wait === undefined) {
+    return HttpError.of('authentication_error', message);
+  }
+  return HttpError.of('rate_limit_error', `too many failed authentications; retry after ${describeWait(wait)}`, {
+    headers: { 'retry-after': String(wait) },
+  });
+}
+
+/**
  * Authenticates the admin key in `x-api-key`. Keys are looked up by their SHA-256 hash, never by the secret,
  * and the stored hash is compared in constant time. A regular API key is recognised and refused with 403.
  */
-export function authenticate(store: Store) {
+export function authenticate(store: Store, limiter?: RequestLimiter) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const secret = req.headers['x-api-key'];
-    if (typeof secret !== 'string' || secret === '') {
-      next(HttpError.of('authentication_error', 'x-api-key header is required'));
-      return;
-    }
     try {
+      if (typeof secret !== 'string' || secret === '') {
+        next(await refuse(req, limiter, 'x-api-key header is required'));
+        return;
+      }
       const credential = await store.findCredential(hashSecret(secret));
       if (credential.kind === 'api_key') {
         next(HttpError.of('permission_error', 'this API requires an admin key; x-api-key holds a regular API key'));
         return;
       }
       if (credential.kind === 'unknown' || credential.adminKey.status !== 'active') {
-        next(HttpError.of('authentication_error', 'invalid x-api-key'));
+        next(await refuse(req, limiter, 'invalid x-api-key'));
         return;
       }
       const caller: Caller = {

@@ -7,10 +7,12 @@ import {
   expectError,
   expectInternalError,
   expectMatchesSpec,
+  expectUnavailable,
   startTestServer,
   type TestServer,
   VERSION_HEADER,
 } from '@apikeys/server/testing';
+import { DatabaseUnavailableError } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const KEY_PATH = '/v1/organizations/api_keys/{api_key_id}';
@@ -273,6 +275,48 @@ describe('getApiKey', () => {
           message: `api_key_id: no API key with ID ${apiKey.id}`,
         },
       );
+    });
+  });
+
+  describe('429 rate_limit_error', () => {
+    it('refuses a request over the admin key budget with retry-after, and answers the next one in time', async () => {
+      const limited = await startTestServer({ rateLimits: { perMinute: 60, burst: 1, authFailuresPerMinute: 0 } });
+      try {
+        const { apiKey } = await createKey(limited.store, DEFAULT_ORGANIZATION.id);
+        const get = () =>
+          limited.client.GET(KEY_PATH, { params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } } });
+        expect((await get()).response.status).toBe(200);
+
+        const { error, response } = await get();
+
+        expectError(
+          { response, body: error },
+          {
+            operationId: 'getApiKey',
+            status: 429,
+            type: 'rate_limit_error',
+            message: /^too many requests for this admin key/,
+          },
+        );
+        // One request at once, at 60 a minute: the burst window is one second.
+        expect(response.headers.get('retry-after')).toBe('1');
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe('503 service_unavailable_error', () => {
+    it('answers 503 with retry-after when the database does not answer in time, and logs why', async () => {
+      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const unavailable = new DatabaseUnavailableError('timeout', 'the database is unavailable (timeout): no answer');
+      vi.spyOn(server.store, 'getApiKey').mockRejectedValueOnce(unavailable);
+
+      const { error, response } = await server.client.GET(KEY_PATH, {
+        params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
+      });
+
+      expectUnavailable(server.logLines, { response, body: error }, 'getApiKey');
     });
   });
 

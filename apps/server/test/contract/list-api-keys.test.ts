@@ -8,11 +8,13 @@ import {
   expectError,
   expectInternalError,
   expectMatchesSpec,
+  expectUnavailable,
   snapshotKeys,
   startTestServer,
   type TestServer,
   VERSION_HEADER,
 } from '@apikeys/server/testing';
+import { DatabaseUnavailableError } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const ids = (keys: readonly ApiKey[]) => keys.map((key) => key.id);
@@ -330,6 +332,77 @@ describe('listApiKeys', () => {
         { response, body: error },
         { operationId: 'listApiKeys', status: 403, type: 'permission_error', message: /admin key/ },
       );
+    });
+  });
+
+  describe('429 rate_limit_error', () => {
+    let limited: TestServer;
+    beforeAll(async () => {
+      limited = await startTestServer({ rateLimits: { perMinute: 2, burst: 2, authFailuresPerMinute: 1 } });
+    });
+    afterAll(() => limited.close());
+
+    it('refuses a request over the admin key budget with retry-after and the budget headers', async () => {
+      const list = () => limited.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+      const first = await list();
+      await list();
+
+      const { error, response } = await list();
+
+      expect(first.response.headers.get('ratelimit-limit')).toBe('2');
+      expect(first.response.headers.get('ratelimit-remaining')).toBe('1');
+      expectError(
+        { response, body: error },
+        {
+          operationId: 'listApiKeys',
+          status: 429,
+          type: 'rate_limit_error',
+          message: /^too many requests for this admin key; retry after \d+ seconds?$/,
+        },
+      );
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(response.headers.get('ratelimit-remaining')).toBe('0');
+    });
+
+    it('refuses failed authentications from one address past the limit with 429 instead of 401', async () => {
+      const guess = () =>
+        limited
+          .clientFor('sk-adm-guessguessguessguessguessguessguessgue')
+          .GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+      expect((await guess()).response.status).toBe(401);
+
+      const { error, response } = await guess();
+
+      expectError(
+        { response, body: error },
+        {
+          operationId: 'listApiKeys',
+          status: 429,
+          type: 'rate_limit_error',
+          message: /^too many failed authentications; retry after \d+ seconds?$/,
+        },
+      );
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  describe('503 service_unavailable_error', () => {
+    it('answers 503 with retry-after when the database is unavailable, and logs why', async () => {
+      const unavailable = new DatabaseUnavailableError('timeout', 'the database is unavailable (timeout): no answer');
+      vi.spyOn(server.store, 'listApiKeys').mockRejectedValueOnce(unavailable);
+
+      const { error, response } = await server.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectUnavailable(server.logLines, { response, body: error }, 'listApiKeys');
+    });
+
+    it('answers 503 when authentication cannot reach the database', async () => {
+      const unavailable = new DatabaseUnavailableError('unreachable', 'the database is unavailable: ECONNREFUSED');
+      vi.spyOn(server.store, 'findCredential').mockRejectedValueOnce(unavailable);
+
+      const { error, response } = await server.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER } });
+
+      expectUnavailable(server.logLines, { response, body: error }, 'listApiKeys');
     });
   });
 

@@ -6,6 +6,7 @@ import {
   expectError,
   expectInternalError,
   expectMatchesSpec,
+  expectUnavailable,
   jsonPostHeaders,
   postRaw,
   startTestServer,
@@ -14,6 +15,7 @@ import {
   type TestServer,
   VERSION_HEADER,
 } from '@apikeys/server/testing';
+import { DatabaseUnavailableError } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const KEY_PATH = '/v1/organizations/api_keys/{api_key_id}';
@@ -475,6 +477,58 @@ describe('updateApiKey', () => {
           { operationId: 'updateApiKey', status: 415, type: 'invalid_request_error', message: /^content-type: / },
         );
       });
+    });
+  });
+
+  describe('429 rate_limit_error', () => {
+    it('refuses an update over the admin key budget with retry-after, and changes nothing', async () => {
+      const limited = await startTestServer({ rateLimits: { perMinute: 1, burst: 1, authFailuresPerMinute: 0 } });
+      try {
+        const organization = await limited.createOrganization();
+        const { apiKey } = await createKey(limited.store, organization.id, { name: 'Original name' });
+        const update = (name: string) =>
+          organization.client.POST(KEY_PATH, {
+            params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
+            body: { name },
+          });
+        expect((await update('First')).response.status).toBe(200);
+
+        const { error, response } = await update('Refused');
+
+        expectError(
+          { response, body: error },
+          {
+            operationId: 'updateApiKey',
+            status: 429,
+            type: 'rate_limit_error',
+            message: /^too many requests for this admin key/,
+          },
+        );
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await storedKey(limited.store, organization.id, apiKey.id))?.name).toBe('First');
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe('503 service_unavailable_error', () => {
+    it('answers 503 with retry-after when the database is unavailable, logs why, and changes nothing', async () => {
+      const key = await newKey();
+
+      await expectUnchangedBy(key, async () => {
+        const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
+        vi.spyOn(server.store, 'updateApiKey').mockRejectedValueOnce(unavailable);
+        const { error, response } = await org.client.POST(KEY_PATH, {
+          params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
+          body: { name: 'Never saved' },
+        });
+        expectUnavailable(server.logLines, { response, body: error }, 'updateApiKey');
+      });
+      const line = server.logLines
+        .map((text) => JSON.parse(text))
+        .find((entry) => entry.msg === 'database unavailable');
+      expect(line).toMatchObject({ write_outcome: 'unknown' });
     });
   });
 

@@ -133,7 +133,7 @@ export interface components {
          * @description The kind of error; each maps to one HTTP status, given by `x-http-status`.
          * @enum {string}
          */
-        ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "api_error";
+        ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "api_error" | "service_unavailable_error";
         /** @description The shape of every error. */
         ErrorResponse: {
             /** @enum {string} */
@@ -198,10 +198,27 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The request body is not `application/json`. */
+        /** @description The request body is not `application/json`, or is sent with a `content-encoding` other than `identity`. */
         UnsupportedMediaType: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The admin key has used its budget of requests, or too many requests from this address failed to
+         *     authenticate. Nothing was changed; send the request again after `retry-after` seconds.
+         */
+        RateLimited: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                "ratelimit-reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -212,6 +229,20 @@ export interface components {
         ApiError: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /**
+         * @description The database is unavailable or did not answer within the server's deadline. For an update the
+         *     outcome is unknown: read the key, or send the update again after `retry-after` seconds.
+         */
+        ServiceUnavailable: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -245,7 +276,7 @@ export interface components {
          */
         AfterId: string;
         /**
-         * @description Number of items per page.
+         * @description Number of items per page, in plain decimal digits.
          * @example 20
          */
         Limit: number;
@@ -267,6 +298,26 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Seconds to wait before sending the request again.
+         * @example 3
+         */
+        RetryAfter: number;
+        /**
+         * @description The requests a minute the admin key may send. Present when rate limiting is on.
+         * @example 1200
+         */
+        RateLimitLimit: number;
+        /**
+         * @description The requests the admin key may still send now.
+         * @example 99
+         */
+        RateLimitRemaining: number;
+        /**
+         * @description Seconds until the admin key's budget is whole again.
+         * @example 5
+         */
+        RateLimitReset: number;
         /**
          * @description A unique identifier of this request (`req_...`), also repeated in error bodies.
          * @example req_4kTz9QmB2xLw7VnR0sYc1HdE
@@ -293,7 +344,7 @@ export interface operations {
                  */
                 after_id?: components["parameters"]["AfterId"];
                 /**
-                 * @description Number of items per page.
+                 * @description Number of items per page, in plain decimal digits.
                  * @example 20
                  */
                 limit?: components["parameters"]["Limit"];
@@ -331,6 +382,9 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -340,7 +394,9 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AuthenticationError"];
             403: components["responses"]["PermissionError"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiKey: {
@@ -370,6 +426,9 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -380,7 +439,9 @@ export interface operations {
             401: components["responses"]["AuthenticationError"];
             403: components["responses"]["PermissionError"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateApiKey: {
@@ -414,6 +475,9 @@ export interface operations {
             200: {
                 headers: {
                     "request-id": components["headers"]["RequestId"];
+                    "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "ratelimit-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -426,7 +490,9 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -26,7 +26,7 @@ export const API_KEY_NAME_LENGTH = {"minimum":1,"maximum":500} as const;
 export const MAX_REQUEST_BODY_BYTES = 1048576;
 
 /** The HTTP status of each error type (`ErrorType.x-http-status`). */
-export const ERROR_STATUSES = {"invalid_request_error":400,"authentication_error":401,"permission_error":403,"not_found_error":404,"request_too_large":413,"rate_limit_error":429,"api_error":500} as const satisfies Record<Schemas['ErrorType'], number>;
+export const ERROR_STATUSES = {"invalid_request_error":400,"authentication_error":401,"permission_error":403,"not_found_error":404,"request_too_large":413,"rate_limit_error":429,"api_error":500,"service_unavailable_error":503} as const satisfies Record<Schemas['ErrorType'], number>;
 
 /** For each operation, the query parameters with a default in the spec, which the request validator fills in. */
 export interface QueryParameterDefaults {

@@ -2,9 +2,18 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
-import { DEFAULT_BULK_LOAD_ROWS_PER_COMMIT, queryLog, type StoreOptions } from '../store-options.js';
+import {
+  DEFAULT_BULK_LOAD_ROWS_PER_COMMIT,
+  DEFAULT_TIMEOUT_MS,
+  queryLog,
+  type StoreOptions,
+} from '../store-options.js';
 import type { OpenedStore } from '../types.js';
+import { classifyingUnavailable } from '../unavailable.js';
+import { classifyPostgresError } from './classify-errors.js';
+import { connectDeadline, serverStatementDeadline } from './connection-deadlines.js';
 import { QueryPipeline } from './query-pipeline.js';
+import { RetiringPool } from './retiring-pool.js';
 
 /** Connections in the pool when the operator does not choose. */
 export const DEFAULT_POOL_SIZE = 10;
@@ -40,20 +49,41 @@ const ARRAY_PARAMETERS = API_KEYS_TABLE_COLUMNS.map((column, i) => `$${i + 1}::$
 const BULK_INSERT = `insert into api_keys (${API_KEYS_TABLE_COLUMNS.join(', ')})
   select * from unnest(${ARRAY_PARAMETERS.join(', ')})`;
 
+/** A pg pool whose idle connections may break (a server restart, say) without crashing the process. */
+function openPool(config: pg.PoolConfig): RetiringPool {
+  const pool = new pg.Pool(config);
+  // An idle connection that breaks is dropped by the pool and replaced on the next query; without a listener the
+  // 'error' event would crash the process.
+  pool.on('error', () => {});
+  return new RetiringPool(pool);
+}
+
 /**
  * Opens a PostgreSQL store. The statements of requests (authentication, list, retrieve, update) go through a query
- * pipeline of up to `poolSize` connections; transactions, migrations and the other operations through a pool of as
- * many, which closes the connections it no longer uses.
+ * pipeline of up to `poolSize` connections; transactions and the other Store calls through a pool of as many, and
+ * migrations and seeding through another pool of as many. The pools open connections only when used and close those
+ * left idle.
+ *
+ * Every call has the deadline `timeoutMs`: connecting, waiting for a pooled connection, and each statement, on the
+ * server (`statement_timeout`) and on the client (pg's `query_timeout`), since a frozen server never answers.
+ * Migrations and seeding have it for connecting only: an index build on a million rows takes longer, and must not be
+ * cancelled halfway through a deployment.
  */
 export function openPostgresStore(url: string, options: StoreOptions = {}): OpenedStore {
   const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
   const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types });
-  const pipeline = new QueryPipeline({ connectionString: url, types }, poolSize);
-  // An idle connection that breaks (a server restart, say) is dropped by the pool and replaced on the next query;
-  // without a listener the 'error' event would crash the process.
-  pool.on('error', () => {});
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const connecting: pg.ClientConfig = { connectionString: url, types, ...connectDeadline(timeoutMs) };
+  const statements: pg.ClientConfig = { ...connecting, ...serverStatementDeadline(timeoutMs) };
+  const pool = openPool({ ...statements, query_timeout: timeoutMs, max: poolSize });
+  const maintenancePool = openPool({ ...connecting, max: poolSize });
+  // The pipeline sets each statement's `query_timeout` itself, to what remains of the deadline once connected.
+  const pipeline = new QueryPipeline(statements, poolSize, timeoutMs);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...queryLog(options.onQuery) });
+  const maintenanceDb = new Kysely<DatabaseSchema>({
+    dialect: new PostgresDialect({ pool: maintenancePool }),
+    ...queryLog(options.onQuery),
+  });
   // Each prepared query's SQL gets a statement name, so that every connection parses and plans it once.
   const statementNames = new Map<string, string>();
   const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
@@ -72,10 +102,10 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
     writeRows: queryRows,
     // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
     insertApiKeyRows: async (chunks) => {
-      const client = await pool.connect();
+      const client = await maintenancePool.connect();
       let inserted = 0;
       try {
-        await client.query('begin');
+        await client.query('begin', []);
         let uncommitted = 0;
         for (const rows of chunks) {
           await client.query(
@@ -85,22 +115,27 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
           inserted += rows.length;
           uncommitted += rows.length;
           if (uncommitted >= rowsPerCommit) {
-            await client.query('commit');
-            await client.query('begin');
+            await client.query('commit', []);
+            await client.query('begin', []);
             uncommitted = 0;
           }
         }
-        await client.query('commit');
+        await client.query('commit', []);
       } catch (error) {
-        await client.query('rollback').catch(() => {});
+        await client.query('rollback', []).catch(() => {});
         throw error;
       } finally {
         client.release();
       }
       return inserted;
     },
-    // Kysely's destroy() ends the pool it was given.
-    close: () => pipeline.close(),
+    // Kysely's destroy() ends the request pool; the maintenance pool may have been used without its Kysely.
+    close: async () => {
+      await Promise.all([pipeline.close(), maintenancePool.end()]);
+    },
   });
-  return { store, migrator: new KyselyMigrator(db) };
+  return {
+    store: classifyingUnavailable(store, classifyPostgresError),
+    migrator: new KyselyMigrator(maintenanceDb),
+  };
 }

@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { DEFAULT_TIMEOUT_MS } from '../store-options.js';
+import { DeadlineError } from './deadline-error.js';
+import { isStatementError } from './statement-errors.js';
 
 /** One statement for the pipeline: named, so that each connection parses and plans it once. */
 export interface PipelinedQuery {
@@ -15,16 +18,12 @@ interface PipelineConnection {
   ready: boolean;
   /** Statements sent on it (or waiting for it to connect) and not yet answered. */
   inFlight: number;
+  /** Set when a statement on it missed its deadline: pg then destroyed it, failing the other statements on it. */
+  missedDeadline: boolean;
 }
 
-/**
- * Whether an error leaves the connection usable: only an error the server raised for the statement itself does. A
- * socket error, or a FATAL error (the server shutting down, an administrator terminating the backend), ends the
- * connection, possibly after more statements were already sent on it.
- */
-function isStatementError(error: unknown): boolean {
-  return error instanceof pg.DatabaseError && error.severity === 'ERROR';
-}
+/** The message of pg's error for a statement not answered within its `query_timeout`. */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
 
 /**
  * A turn opens another connection (below the limit) only when every open one has this many statements in flight.
@@ -34,12 +33,21 @@ function isStatementError(error: unknown): boolean {
  */
 export const OPEN_ANOTHER_AT = 8;
 
+/** What the pipeline does with the socket under a pg client. */
+interface ClientSocket {
+  cork(): void;
+  uncork(): void;
+  destroy(): void;
+}
+
 /** The socket under a pg client. pg keeps it as `connection.stream`, which its own Query class corks the same way. */
-function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefined {
-  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
-    ?.stream;
-  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
-    ? (stream as { cork(): void; uncork(): void })
+function socketOf(client: pg.Client): ClientSocket | undefined {
+  const stream = (client as unknown as { connection?: { stream?: Partial<Record<keyof ClientSocket, unknown>> } })
+    .connection?.stream;
+  return typeof stream?.cork === 'function' &&
+    typeof stream.uncork === 'function' &&
+    typeof stream.destroy === 'function'
+    ? (stream as ClientSocket)
     : undefined;
 }
 
@@ -55,6 +63,12 @@ function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefin
  * Connections are opened as needed, up to `maxConnections`: a turn takes the least busy connection, unless all
  * are busy enough to open another (`OPEN_ANOTHER_AT`). A connection that breaks fails the statements in flight on
  * it (pg rejects them) and is replaced by the next turn that needs one.
+ *
+ * Each statement has a deadline of `timeoutMs` from the call, waiting for its connection to connect included (the
+ * client config's `connectionTimeoutMillis` should not exceed it). A statement not answered by then is failed by
+ * pg's `query_timeout`, which in pipeline mode destroys the connection: the statements sent after it on the same
+ * socket could otherwise never be answered (a frozen server), or be matched to the wrong answers. The other
+ * statements on it fail with a DeadlineError, and the connection is replaced like a broken one.
  */
 export class QueryPipeline {
   readonly #connections = new Set<PipelineConnection>();
@@ -64,6 +78,7 @@ export class QueryPipeline {
   constructor(
     private readonly clientConfig: pg.ClientConfig,
     private readonly maxConnections: number,
+    private readonly timeoutMs: number = DEFAULT_TIMEOUT_MS,
   ) {}
 
   /** Runs one statement and returns its rows as arrays of column values. */
@@ -71,30 +86,61 @@ export class QueryPipeline {
     if (this.#closed) {
       throw new Error('the store is closed');
     }
+    const deadline = performance.now() + this.timeoutMs;
     const connection = this.#connectionOfThisTurn();
     connection.inFlight++;
     try {
       if (!connection.ready) {
         await connection.connected;
       }
-      const result = await connection.client.query<unknown[]>({ name, text, values, rowMode: 'array' });
+      const remainingMs = Math.ceil(deadline - performance.now());
+      if (remainingMs <= 0) {
+        // Nothing was sent: the connection stays in use.
+        throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+      }
+      const query = { name, text, values, rowMode: 'array' as const, query_timeout: remainingMs };
+      const result = await connection.client.query<unknown[]>(query);
       return result.rows;
     } catch (error) {
-      if (!isStatementError(error)) {
-        this.#retire(connection);
+      if (error instanceof DeadlineError || isStatementError(error)) {
+        throw error;
       }
+      if (error instanceof Error && error.message === QUERY_TIMEOUT_MESSAGE) {
+        connection.missedDeadline = true;
+      } else if (connection.missedDeadline) {
+        throw new DeadlineError(
+          `the database did not answer within ${this.timeoutMs} ms (a statement before this one missed its deadline)`,
+          { cause: error },
+        );
+      }
+      this.#retire(connection);
       throw error;
     } finally {
       connection.inFlight--;
     }
   }
 
-  /** Ends every connection once the statements sent on it are answered. */
+  /**
+   * Ends every connection once the statements sent on it are answered (they have their deadlines), and destroys
+   * those still open `timeoutMs` later: a frozen server never acknowledges the end of a connection.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const connections = [...this.#connections];
     this.#connections.clear();
-    await Promise.all(connections.map(({ client }) => client.end().catch(() => {})));
+    await Promise.all(connections.map(({ client }) => this.#end(client)));
+  }
+
+  async #end(client: pg.Client): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const destroyed = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        socketOf(client)?.destroy();
+        resolve();
+      }, this.timeoutMs);
+    });
+    await Promise.race([client.end().catch(() => {}), destroyed]);
+    clearTimeout(timer);
   }
 
   #connectionOfThisTurn(): PipelineConnection {
@@ -129,7 +175,7 @@ export class QueryPipeline {
   #open(): PipelineConnection {
     const client = new pg.Client({ ...this.clientConfig, pipeline: true } as pg.ClientConfig);
     const connected = client.connect().then(() => {});
-    const connection: PipelineConnection = { client, connected, ready: false, inFlight: 0 };
+    const connection: PipelineConnection = { client, connected, ready: false, inFlight: 0, missedDeadline: false };
     // A broken connection (a server restart, say) errors its statements in flight and leaves the set; without a
     // listener, its 'error' event would crash the process.
     client.on('error', () => this.#retire(connection));

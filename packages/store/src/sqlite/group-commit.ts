@@ -4,23 +4,43 @@ import type { StatementCache } from './statement-cache.js';
 interface PendingWrite {
   sql: string;
   parameters: unknown[];
+  /** `performance.now()` after which the write gives up waiting for the lock. */
+  deadline: number;
   resolve(rows: unknown[][]): void;
   reject(error: unknown): void;
 }
 
 type Outcome = { rows: unknown[][] } | { error: unknown };
 
+/** How long a batch that found the database locked waits before it tries again. */
+const LOCK_RETRY_MS = 10;
+
+/** The error of a batch whose BEGIN IMMEDIATE found another connection holding the write lock. */
+function isLocked(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
 /**
  * Group commit for single-statement writes on SQLite. With `synchronous = FULL` every commit waits for the disk,
  * and better-sqlite3 waits on the event loop: one update per commit caps a server near 2,000 writes/s whatever its
  * CPU. The writes issued during one turn of the event loop (every request that arrived in one poll) are queued and
  * run together at the end of the turn in one transaction, each inside a savepoint of its own, so that one failing
- * write fails alone. Each write's promise settles only after that transaction has committed: a write is
- * acknowledged only once it is durable, exactly as before, and a failed commit fails every write of the batch.
+ * write fails alone (unless SQLite rolls the whole transaction back, which fails the batch). Each write's promise
+ * settles only after that transaction has committed: a write is acknowledged only once it is durable, and a failed
+ * commit fails every write of the batch.
+ *
+ * When another process holds the write lock, the batch does not wait for it inside SQLite (busy_timeout would block
+ * the event loop for the whole deadline, and each later batch for a deadline of its own): it asks for the lock
+ * without waiting and tries again every few milliseconds, on timers, while the server goes on serving reads. Each
+ * write fails as locked once its own deadline (`lockTimeoutMs` after it was queued) has passed.
  */
 export class GroupCommit {
   #pending: PendingWrite[] = [];
+  /** Whether a flush is scheduled, at the end of this turn or on a retry timer. */
+  #scheduled = false;
   readonly #runBatch: Database.Transaction<(batch: PendingWrite[]) => Outcome[]>;
+  readonly #busyTimeout: number;
 
   /**
    * `statements` prepares each write (in raw mode, so it must return rows). `whileInTransaction` runs a write when
@@ -31,8 +51,10 @@ export class GroupCommit {
     private readonly database: Database.Database,
     statements: StatementCache,
     private readonly whileInTransaction: (sql: string, parameters: unknown[]) => Promise<unknown[][]>,
+    private readonly lockTimeoutMs: number,
     onStatement?: (sql: string, parameters: readonly unknown[]) => void,
   ) {
+    this.#busyTimeout = Number(database.pragma('busy_timeout', { simple: true }));
     // A transaction function called inside another runs in a savepoint (better-sqlite3's nested transactions).
     const runOne = database.transaction((write: PendingWrite) => {
       onStatement?.(write.sql, write.parameters);
@@ -43,6 +65,12 @@ export class GroupCommit {
         try {
           return { rows: runOne(write) };
         } catch (error) {
+          // SQLite rolls the whole transaction back on some errors (a full disk when a write spills the page cache,
+          // an I/O error): the earlier writes are undone, and the later ones must not run outside any transaction.
+          // The batch fails with this error, rather than with COMMIT's "no transaction is active".
+          if (!database.inTransaction) {
+            throw error;
+          }
           return { error };
         }
       }),
@@ -52,16 +80,25 @@ export class GroupCommit {
   /** Queues one write statement; resolves with its rows (as arrays) once it has committed. */
   write(sql: string, parameters: unknown[]): Promise<unknown[][]> {
     return new Promise((resolve, reject) => {
-      if (this.#pending.length === 0) {
-        setImmediate(() => this.#flush());
-      }
-      this.#pending.push({ sql, parameters, resolve, reject });
+      this.#pending.push({ sql, parameters, deadline: performance.now() + this.lockTimeoutMs, resolve, reject });
+      this.#schedule(() => setImmediate(() => this.#flush()));
     });
   }
 
+  #schedule(start: () => void): void {
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      start();
+    }
+  }
+
   #flush(): void {
+    this.#scheduled = false;
     const batch = this.#pending;
     this.#pending = [];
+    if (batch.length === 0) {
+      return;
+    }
     if (this.database.inTransaction) {
       for (const write of batch) {
         this.whileInTransaction(write.sql, write.parameters).then(write.resolve, write.reject);
@@ -70,12 +107,16 @@ export class GroupCommit {
     }
     let outcomes: Outcome[];
     try {
-      // IMMEDIATE takes the write lock at BEGIN, so a busy database fails (after busy_timeout) before any work.
-      outcomes = this.#runBatch.immediate(batch);
-    } catch (error) {
-      for (const write of batch) {
-        write.reject(error);
+      // IMMEDIATE takes the write lock at BEGIN, without waiting (busy_timeout 0): a locked database fails here,
+      // before any work, and the batch tries again on a timer.
+      this.database.pragma('busy_timeout = 0');
+      try {
+        outcomes = this.#runBatch.immediate(batch);
+      } finally {
+        this.database.pragma(`busy_timeout = ${this.#busyTimeout}`);
       }
+    } catch (error) {
+      this.#failOrRetry(batch, error);
       return;
     }
     for (const [index, write] of batch.entries()) {
@@ -85,6 +126,24 @@ export class GroupCommit {
       } else {
         write.reject(outcome.error);
       }
+    }
+  }
+
+  /** A batch that failed: a locked database keeps the writes still inside their deadline queued for a retry. */
+  #failOrRetry(batch: PendingWrite[], error: unknown): void {
+    const now = performance.now();
+    const waiting = isLocked(error) ? batch.filter((write) => write.deadline > now) : [];
+    const retried = new Set(waiting);
+    for (const write of batch) {
+      if (!retried.has(write)) {
+        write.reject(error);
+      }
+    }
+    if (waiting.length > 0) {
+      // The waiting writes go first: they were queued before any that arrived meanwhile.
+      this.#pending = [...waiting, ...this.#pending];
+      const nextDeadline = Math.min(...waiting.map((write) => write.deadline));
+      this.#schedule(() => setTimeout(() => this.#flush(), Math.max(1, Math.min(LOCK_RETRY_MS, nextDeadline - now))));
     }
   }
 }

@@ -4,10 +4,44 @@ import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
-import { DEFAULT_BULK_LOAD_ROWS_PER_COMMIT, queryLog, type StoreOptions } from '../store-options.js';
+import {
+  DEFAULT_BULK_LOAD_ROWS_PER_COMMIT,
+  DEFAULT_TIMEOUT_MS,
+  queryLog,
+  type StoreOptions,
+} from '../store-options.js';
 import type { OpenedStore } from '../types.js';
+import { classifyingUnavailable } from '../unavailable.js';
+import { classifySqliteError } from './classify-errors.js';
 import { GroupCommit } from './group-commit.js';
 import { StatementCache, withStatementCache } from './statement-cache.js';
+
+// SQLite opens a file it cannot write (a read-only file system, say) read-only without a word, and the connection
+// stays so when the file becomes writable again.
+const READ_ONLY_WARNING =
+  'the database is read-only: reads are served, but every update gets 503 (read_only) until the server is ' +
+  'restarted on a writable file system';
+
+/**
+ * Whether the connection can write: false for a read-only database, true when merely locked. SQLite refuses a
+ * read-only file only when a page is written, so this writes the header's user_version (unchanged) and rolls back.
+ */
+function isWritable(database: Database.Database): boolean {
+  const busyTimeout = Number(database.pragma('busy_timeout', { simple: true }));
+  const userVersion = Number(database.pragma('user_version', { simple: true }));
+  database.pragma('busy_timeout = 0');
+  try {
+    database.exec(`begin immediate; pragma user_version = ${userVersion}`);
+    return true;
+  } catch (error) {
+    return !String((error as { code?: unknown }).code).startsWith('SQLITE_READONLY');
+  } finally {
+    if (database.inTransaction) {
+      database.exec('rollback');
+    }
+    database.pragma(`busy_timeout = ${busyTimeout}`);
+  }
+}
 
 /** The in-memory database path understood by SQLite. */
 export const SQLITE_MEMORY = ':memory:';
@@ -27,7 +61,10 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  // A lock held by another connection is waited for until the deadline; then the call fails as `busy`. (Group
+  // commit, the path of every update, waits on timers instead, so that the event loop goes on meanwhile.)
+  const timeoutMs = Math.trunc(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  database.pragma(`busy_timeout = ${timeoutMs}`);
 
   const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
   // Prepared on first use: the table does not exist until the migrations have run.
@@ -103,7 +140,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
     options.onQuery?.(sql, parameters);
     return rawStatements.get(sql).all(...parameters) as unknown[][];
   };
-  const groupCommit = new GroupCommit(database, rawStatements, afterTransaction, options.onQuery);
+  const groupCommit = new GroupCommit(database, rawStatements, afterTransaction, timeoutMs, options.onQuery);
 
   const store = new KyselyStore(db, {
     insertApiKeyRows: async (chunks) => bulkInsert(chunks),
@@ -112,5 +149,9 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
     // Kysely's destroy() closes the better-sqlite3 handle it was given.
     close: async () => {},
   });
-  return { store, migrator: new KyselyMigrator(db) };
+  return {
+    store: classifyingUnavailable(store, classifySqliteError),
+    migrator: new KyselyMigrator(db),
+    warnings: path === SQLITE_MEMORY || isWritable(database) ? [] : [READ_ONLY_WARNING],
+  };
 }

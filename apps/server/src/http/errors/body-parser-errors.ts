@@ -29,6 +29,11 @@ export function requestTooLarge(): HttpError {
   return HttpError.of('request_too_large', `request body is larger than ${describeBytes(MAX_REQUEST_BODY_BYTES)}`);
 }
 
+/** The 415 of a compressed body: the server reads bodies as sent, uncompressed. */
+export function unsupportedEncoding(): HttpError {
+  return new HttpError(415, 'invalid_request_error', 'content-encoding: send the body uncompressed (identity)');
+}
+
 /** The 415 of a body that is not JSON. */
 export function unsupportedMediaType(detail = 'the request body must be application/json'): HttpError {
   return new HttpError(415, 'invalid_request_error', `content-type: ${detail}`);
@@ -43,6 +48,8 @@ export function fromBodyParserError(error: BodyParserError): HttpError {
       return HttpError.of('invalid_request_error', 'body: required; send a JSON object');
     case 'entity.parse.failed':
       return HttpError.of('invalid_request_error', 'body: malformed JSON; send a JSON object');
+    case 'entity.not.utf8':
+      return HttpError.of('invalid_request_error', 'body: must be UTF-8 encoded JSON');
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return unsupportedMediaType(error.message);

@@ -4,6 +4,7 @@ import { AppError } from '../../domain/errors.js';
 import { requestIdOf } from '../request-id.js';
 import { sendJson } from '../send-json.js';
 import { fromBodyParserError, isBodyParserError } from './body-parser-errors.js';
+import { fromDatabaseUnavailable, isDatabaseUnavailable } from './database-errors.js';
 import { HttpError, toErrorResponse } from './http-error.js';
 import { fromValidatorError, isValidatorError } from './validator-errors.js';
 
@@ -14,6 +15,9 @@ export function toHttpError(error: unknown, req: Request): HttpError {
   }
   if (error instanceof AppError) {
     return HttpError.fromAppError(error);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return fromDatabaseUnavailable(error);
   }
   if (isValidatorError(error)) {
     return fromValidatorError(error, req);
@@ -30,7 +34,12 @@ export function handleErrors(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const httpError = toHttpError(error, req);
     const requestId = requestIdOf(res);
-    if (httpError.status >= 500) {
+    if (isDatabaseUnavailable(httpError.cause)) {
+      // Expected in operation (the database restarts, stalls, fills up): a warning that says what and for whom.
+      const { reason, message } = httpError.cause;
+      const outcome = req.method === 'GET' ? {} : { write_outcome: 'unknown' };
+      logger.warn({ request_id: requestId, reason, detail: message, ...outcome }, 'database unavailable');
+    } else if (httpError.status >= 500) {
       logger.error({ request_id: requestId, err: httpError.cause ?? httpError }, 'request failed');
     }
     if (res.headersSent) {

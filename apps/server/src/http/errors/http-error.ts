@@ -20,7 +20,11 @@ export class HttpError extends Error {
   }
 
   /** An error of the given type, with the status the spec gives that type (`x-http-status`). */
-  static of(type: ErrorType, message: string, options: { cause?: unknown } = {}): HttpError {
+  static of(
+    type: ErrorType,
+    message: string,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
+  ): HttpError {
     return new HttpError(ERROR_STATUSES[type], type, message, options);
   }
 

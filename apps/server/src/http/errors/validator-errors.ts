@@ -1,7 +1,8 @@
 import type { Request } from 'express';
+import { quotable } from '../../domain/quotable.js';
 import { requestTooLarge, unsupportedMediaType } from './body-parser-errors.js';
 import { HttpError } from './http-error.js';
-import { noRoute } from './no-route.js';
+import { noRoute, onPath } from './no-route.js';
 
 /** An error raised by express-openapi-validator (an `HttpError` of its own): a status and the failing items. */
 interface ValidatorError {
@@ -49,22 +50,25 @@ function clarify(message: string): string {
 
 /**
  * Turns one validator item (`{path: '/query/limit', message: 'must be <= 1000'}`) into a message that names the
- * parameter first: `limit: must be <= 1000 (query parameter)`.
+ * parameter first: `limit: must be <= 1000 (query parameter)`. A name the client chose (an unknown parameter or
+ * field) is repeated only when it looks like a name; otherwise the message names where it was.
  */
 function describeItem(item: { path: string; message: string }): string {
   const [, location = '', ...rest] = item.path.split('/');
-  const name = rest.join('.');
   const kind = LOCATIONS[location];
   const message = clarify(item.message);
   if (kind === undefined) {
-    return message;
+    // A field named "" leaves the validator no path to report it by.
+    return message.startsWith('must NOT have additional properties') ? 'body: unknown field (an empty name)' : message;
   }
+  const shown = rest.every((part) => quotable(part, 'name'));
+  const name = shown ? rest.join('.') : '';
   if (item.message.startsWith('Unknown query parameter')) {
-    return `${name}: unknown query parameter`;
+    return shown ? `${name}: unknown query parameter` : 'query: unknown query parameter (its name is not shown)';
   }
   if (location === 'body') {
     if (message.startsWith('must NOT have additional properties')) {
-      return `${name || 'body'}: unknown field`;
+      return shown ? `${name || 'body'}: unknown field` : 'body: unknown field (its name is not shown)';
     }
     return name === '' ? `body: ${message}` : `${name}: ${message} (${kind})`;
   }
@@ -87,7 +91,7 @@ export function fromValidatorError(error: ValidatorError, req: Request): HttpErr
       return new HttpError(
         405,
         'invalid_request_error',
-        `method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`,
+        `method ${req.method} is not allowed ${onPath(req.path)}; allowed: ${allow}`,
         { headers: allow ? { Allow: allow } : {} },
       );
     }

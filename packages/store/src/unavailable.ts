@@ -1,0 +1,77 @@
+import type { Store } from './types.js';
+
+/** Why the database could not serve a call. */
+export type UnavailableReason =
+  /** No connection could be made, or the one in use broke. */
+  | 'unreachable'
+  /** The database did not answer within the deadline (`timeoutMs`). */
+  | 'timeout'
+  /** The database is there but refuses work for now: shutting down, starting up, locked, out of connections. */
+  | 'busy'
+  /** The database refuses writes: a read-only file or file system, a read-only server. */
+  | 'read_only'
+  /** The disk is full. */
+  | 'full'
+  /** The storage failed to read or write. */
+  | 'io_error';
+
+/**
+ * The database could not serve a store call: the call may be tried again later. For a write, its outcome is
+ * unknown unless `reason` says it never reached the database; the caller must not report it as done.
+ */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+
+  constructor(
+    readonly reason: UnavailableReason,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+  }
+}
+
+/** Tells which errors of an engine mean that the database is unavailable, and why; undefined for any other error. */
+export type UnavailableClassifier = (error: unknown) => UnavailableReason | undefined;
+
+/** Rethrows `error` as a DatabaseUnavailableError when the classifier recognises it, as it is otherwise. */
+function reclassify(error: unknown, classify: UnavailableClassifier): never {
+  if (error instanceof DatabaseUnavailableError) {
+    throw error;
+  }
+  const reason = classify(error);
+  if (reason === undefined) {
+    throw error;
+  }
+  const detail = error instanceof Error ? error.message || error.name : String(error);
+  throw new DatabaseUnavailableError(reason, `the database is unavailable (${reason}): ${detail}`, { cause: error });
+}
+
+/**
+ * The store with every call's engine errors classified: an error that means the database is unavailable becomes a
+ * DatabaseUnavailableError, whatever the call, so that callers handle one error type for every engine.
+ */
+export function classifyingUnavailable(store: Store, classify: UnavailableClassifier): Store {
+  const guard = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      return reclassify(error, classify);
+    }
+  };
+  return {
+    transaction: (work) => guard(() => store.transaction((inner) => work(classifyingUnavailable(inner, classify)))),
+    createOrganization: (name) => guard(() => store.createOrganization(name)),
+    listOrganizations: () => guard(() => store.listOrganizations()),
+    getOrganization: (id) => guard(() => store.getOrganization(id)),
+    createAdminKey: (input) => guard(() => store.createAdminKey(input)),
+    setAdminKeyStatus: (id, status) => guard(() => store.setAdminKeyStatus(id, status)),
+    findCredential: (secretHash) => guard(() => store.findCredential(secretHash)),
+    createApiKey: (input) => guard(() => store.createApiKey(input)),
+    seedApiKeys: (options) => guard(() => store.seedApiKeys(options)),
+    getApiKey: (organizationId, id) => guard(() => store.getApiKey(organizationId, id)),
+    listApiKeys: (query) => guard(() => store.listApiKeys(query)),
+    updateApiKey: (organizationId, id, patch) => guard(() => store.updateApiKey(organizationId, id, patch)),
+    close: () => store.close(),
+  };
+}
