@@ -292,12 +292,23 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
     }
     const warmedUp = new Set<RunningTarget>();
     for (const name of scenarioOrder(targets)) {
+      const ran: RunningTarget[] = [];
       for (const entry of running) {
         const scenario = entry.target.scenarios.find((candidate) => candidate.name === name);
         if (scenario) {
           const warmup = warmedUp.has(entry) ? settings.warmupSeconds : settings.firstWarmupSeconds;
           warmedUp.add(entry);
           await runScenario(entry, scenario, load, settings, warmup);
+          ran.push(entry);
+        }
+      }
+      // A variant is compared with its base target: the base runs the scenario again right after its variants, and
+      // the comparison takes the mean of the two, so that a steady drift of the machine's speed cancels out.
+      const bases = new Set(ran.flatMap((entry) => (entry.target.kind === 'api' ? [entry.target.variantOf] : [])));
+      for (const entry of ran.filter((candidate) => bases.has(candidate.target.name))) {
+        const scenario = entry.target.scenarios.find((candidate) => candidate.name === name);
+        if (scenario) {
+          await runScenario(entry, scenario, load, settings, settings.warmupSeconds);
         }
       }
     }

@@ -21,6 +21,8 @@ export type Target =
       scenarios: Scenario[];
       /** Settings on top of the suite's (a variant: the same server with a feature switched on). */
       env?: Record<string, string>;
+      /** The target a variant is the same server as, but for `env`. */
+      variantOf?: string;
     };
 
 /**
@@ -29,12 +31,27 @@ export type Target =
  */
 export const API_TARGET_ENV = { RATE_LIMIT_PER_MINUTE: '0' } as const;
 
-/** Features measured against the same server without them, in the same run, on the larger SQLite store. */
+/**
+ * Features measured against the same server without them, in the same run, on the larger SQLite store. `control` is
+ * the same server with nothing switched on, in a process of its own: how far two processes of one server differ.
+ */
 export const VARIANTS = [
+  {
+    suffix: 'control',
+    description: 'nothing switched on: the same server in another process, for the noise between processes',
+    env: {},
+    scenarios: ['list-20'],
+  },
   {
     suffix: 'ratelimited',
     description: 'the in-memory rate limiter on, with a limit that never refuses',
     env: { RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_BURST: '1000000000' },
+    scenarios: ['list-20'],
+  },
+  {
+    suffix: 'metrics',
+    description: 'Prometheus metrics on, on a listener of their own (a free port), not scraped during the run',
+    env: { METRICS_PORT: '0' },
     scenarios: ['list-20'],
   },
 ] as const;
@@ -95,11 +112,12 @@ export function planTargets(options: PlanOptions): Target[] {
   const largeSqlite = apiTargets.find(
     (target) => target.kind === 'api' && target.engine === 'sqlite' && target.keys === options.sizes[1],
   );
-  for (const variant of VARIANTS) {
+  // Quick runs (2 s a scenario) are too short to tell a few per cent apart: the variants run in full runs only.
+  for (const variant of options.quick ? [] : VARIANTS) {
     if (largeSqlite?.kind === 'api') {
       const name = variantTargetName(largeSqlite.name, variant.suffix);
       const scenarios = selected(name, SCENARIOS, [...variant.scenarios]);
-      apiTargets.push({ ...largeSqlite, name, env: variant.env, scenarios });
+      apiTargets.push({ ...largeSqlite, name, env: variant.env, variantOf: largeSqlite.name, scenarios });
     }
   }
   if (options.postgres) {
