@@ -5,6 +5,7 @@ import type { Store } from '@apikeys/store';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { ApiKeysService } from './domain/api-keys-service.js';
+import { Readiness } from './health/readiness.js';
 import { requireApiVersion } from './http/api-version.js';
 import { authenticate } from './http/authenticate.js';
 import { handleErrors, lastResort } from './http/errors/handle-errors.js';
@@ -12,6 +13,8 @@ import { answerNoRoute } from './http/errors/no-route.js';
 import { jsonBody, requireDocumentedBody } from './http/json-body.js';
 import { limitRequests } from './http/limit-requests.js';
 import { operationHandlers } from './http/operations/index.js';
+import { exceptProbes, probePaths } from './http/probes.js';
+import { apiReference } from './http/reference/api-reference.js';
 import { rejectTrailingSlash } from './http/reject-trailing-slash.js';
 import { checkRequestFraming } from './http/request-framing.js';
 import { assignRequestId } from './http/request-id.js';
@@ -19,6 +22,8 @@ import { requestLog } from './http/request-log.js';
 import { routesFromSpec } from './http/routes.js';
 import { strictQueryParameters } from './http/strict-query-parameters.js';
 import { validateWithSpec } from './http/validate-with-spec.js';
+import type { Metrics } from './metrics/metrics.js';
+import { recordRequests } from './metrics/record-requests.js';
 import type { RequestLimiter } from './rate-limits/request-limiter.js';
 
 export interface AppDependencies {
@@ -28,15 +33,28 @@ export interface AppDependencies {
   document?: OpenApiDocument;
   /** Rate limits per admin key and per failing address; no limits when not given. */
   limiter?: RequestLimiter | undefined;
+  /** What `GET /ready` reports; `listen()` marks it started once the app is warm. A new one when not given. */
+  readiness?: Readiness;
+  /** Where requests are counted and timed; nothing is recorded (and nothing is paid for) when not given. */
+  metrics?: Metrics | undefined;
 }
 
 /**
- * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, request framing, API
- * version, authentication (failures limited per address), the admin key's rate limit, strict query parameters,
- * exact paths, the strict JSON body, spec validation of the request (and, by wrapping `res.json`, of the response),
- * the operation handlers, and the central error handler.
+ * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, request framing, the
+ * API reference (`/docs`, `/openapi.yaml`, `/openapi.json`), API version, authentication (failures limited per
+ * address), the admin key's rate limit, strict query parameters, exact paths, the strict JSON body, spec validation
+ * of the request (and, by wrapping `res.json`, of the response), the operation handlers, and the central error
+ * handler. The probes (`/health`, `/ready`) skip the version, authentication and rate limit, and are logged at
+ * debug level only.
  */
-export function createApp({ store, logger, document = loadSpec(), limiter }: AppDependencies): Express {
+export function createApp({
+  store,
+  logger,
+  document = loadSpec(),
+  limiter,
+  readiness = new Readiness(store),
+  metrics,
+}: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -50,21 +68,27 @@ export function createApp({ store, logger, document = loadSpec(), limiter }: App
   // The API has no conditional requests: `If-None-Match: *` must not turn a response into a bare 304.
   Object.defineProperty(app.request, 'fresh', { get: () => false, configurable: true });
 
+  const probes = probePaths(document);
   const api = express.Router({ strict: true, caseSensitive: true });
+  if (metrics) {
+    api.use(recordRequests(metrics, document));
+  }
   api.use(assignRequestId);
-  api.use(requestLog(logger));
+  api.use(requestLog(logger, probes));
   api.use(checkRequestFraming);
-  api.use(requireApiVersion(API_VERSIONS));
-  api.use(authenticate(store, limiter));
+  // The reference page and the spec itself, outside the contract: no version header, no admin key.
+  api.use(apiReference());
+  api.use(exceptProbes(probes, requireApiVersion(API_VERSIONS)));
+  api.use(exceptProbes(probes, authenticate(store, limiter)));
   if (limiter?.limitsRequests) {
-    api.use(limitRequests(limiter));
+    api.use(exceptProbes(probes, limitRequests(limiter)));
   }
   api.use(strictQueryParameters(document));
   api.use(rejectTrailingSlash);
   api.use(jsonBody());
   api.use(validateWithSpec(document));
   api.use(requireDocumentedBody);
-  api.use(routesFromSpec(document, operationHandlers(new ApiKeysService(store))));
+  api.use(routesFromSpec(document, operationHandlers(new ApiKeysService(store), readiness)));
   api.use(answerNoRoute);
   api.use(handleErrors(logger));
 

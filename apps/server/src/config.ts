@@ -1,6 +1,6 @@
 import { DEFAULT_TIMEOUT_MS, parseDatabaseUrl, redactUrl, type StoreLocation } from '@apikeys/store';
 import { z } from 'zod';
-import { LOG_LEVELS, type LogLevel } from './logger.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
 import type { RateLimitSettings } from './rate-limits/request-limiter.js';
 
 /** The server's configuration, parsed once from the environment at start. */
@@ -13,8 +13,16 @@ export interface Config {
   /** The deadline of every database call; past it a request gets 503. */
   databaseTimeoutMs: number;
   logLevel: LogLevel;
+  logFormat: LogFormat;
+  /**
+   * How long, after SIGTERM, the server keeps serving while `/ready` answers 503, so that load balancers stop sending
+   * it requests before it stops accepting connections.
+   */
+  shutdownDelayMs: number;
   /** How long a graceful shutdown waits for in-flight requests before closing connections. */
   shutdownGraceMs: number;
+  /** Where Prometheus metrics are served, on a listener of their own; undefined when metrics are off. */
+  metrics: { port: number; host: string } | undefined;
   rateLimits: RateLimitSettings;
 }
 
@@ -27,11 +35,11 @@ export class ConfigError extends Error {
 const unsetIfEmpty = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
 /** A whole number written in plain decimal digits (no sign, exponent or hex), within [min, max]. */
+const wholeNumber = (min: number, max: number) =>
+  z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max));
 const integer = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    unsetIfEmpty,
-    z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max)).default(fallback),
-  );
+  z.preprocess(unsetIfEmpty, wholeNumber(min, max).default(fallback));
+const optionalInteger = (min: number, max: number) => z.preprocess(unsetIfEmpty, wholeNumber(min, max).optional());
 
 const EnvSchema = z.object({
   PORT: integer(0, 65535, 8080),
@@ -40,7 +48,11 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: integer(1, 1000, 10),
   DATABASE_TIMEOUT_MS: integer(100, 600_000, DEFAULT_TIMEOUT_MS),
   LOG_LEVEL: z.preprocess(unsetIfEmpty, z.enum(LOG_LEVELS).default('info')),
+  LOG_FORMAT: z.preprocess(unsetIfEmpty, z.enum(LOG_FORMATS).default('auto')),
+  SHUTDOWN_DELAY_MS: integer(0, 600_000, 0),
   SHUTDOWN_GRACE_MS: integer(0, 600_000, 10_000),
+  METRICS_PORT: optionalInteger(0, 65535),
+  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
   RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000_000, 1200),
   RATE_LIMIT_BURST: integer(1, 1_000_000_000, 100),
   AUTH_FAILURE_LIMIT_PER_MINUTE: integer(0, 1_000_000, 30),
@@ -61,7 +73,11 @@ const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
   DATABASE_POOL_SIZE: 'an integer from 1 to 1000',
   DATABASE_TIMEOUT_MS: 'a whole number of milliseconds from 100 to 600000',
   LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')}`,
+  LOG_FORMAT: `one of ${LOG_FORMATS.join(', ')} (auto: human-readable on a terminal, JSON otherwise)`,
+  SHUTDOWN_DELAY_MS: 'a whole number of milliseconds',
   SHUTDOWN_GRACE_MS: 'a whole number of milliseconds',
+  METRICS_PORT: 'an integer from 0 to 65535 (unset turns metrics off)',
+  METRICS_HOST: 'a host name or IP address',
   RATE_LIMIT_PER_MINUTE: 'a whole number of requests a minute (0 turns rate limiting off)',
   RATE_LIMIT_BURST: 'a whole number of requests from 1',
   AUTH_FAILURE_LIMIT_PER_MINUTE: 'a whole number of failures a minute (0 turns the limit off)',
@@ -93,7 +109,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: parsed.data.DATABASE_POOL_SIZE,
     databaseTimeoutMs: parsed.data.DATABASE_TIMEOUT_MS,
     logLevel: parsed.data.LOG_LEVEL,
+    logFormat: parsed.data.LOG_FORMAT,
+    shutdownDelayMs: parsed.data.SHUTDOWN_DELAY_MS,
     shutdownGraceMs: parsed.data.SHUTDOWN_GRACE_MS,
+    metrics:
+      parsed.data.METRICS_PORT === undefined
+        ? undefined
+        : { port: parsed.data.METRICS_PORT, host: parsed.data.METRICS_HOST },
     rateLimits: {
       perMinute: parsed.data.RATE_LIMIT_PER_MINUTE,
       burst: parsed.data.RATE_LIMIT_BURST,

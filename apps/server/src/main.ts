@@ -1,15 +1,24 @@
 import { describeLocation, openMigratedStore, redactUrl } from '@apikeys/store';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { Readiness } from './health/readiness.js';
+import { createLogger, logDestination } from './logger.js';
+import { instrumentStore } from './metrics/instrument-store.js';
+import { Metrics } from './metrics/metrics.js';
+import { startMetricsServer } from './metrics/metrics-server.js';
 import { RequestLimiter } from './rate-limits/request-limiter.js';
 import { listen, shutdown } from './server.js';
+import { logStartupHints } from './startup-hints.js';
 
 /** Starts the server: configuration, store, migrations, app, listen, and a graceful shutdown on signals. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
-  const { store, applied, warnings } = await openMigratedStore(config.database, {
+  const logger = createLogger(config.logLevel, logDestination(config.logFormat));
+  const {
+    store: openedStore,
+    applied,
+    warnings,
+  } = await openMigratedStore(config.database, {
     poolSize: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
   });
@@ -17,9 +26,11 @@ async function main(): Promise<void> {
   for (const warning of warnings) {
     logger.warn({ database: describeLocation(config.database) }, warning);
   }
+  const metrics = config.metrics && new Metrics();
+  const store = metrics ? instrumentStore(openedStore, metrics) : openedStore;
 
   const { rateLimits } = config;
-  const limiter = new RequestLimiter(rateLimits, logger);
+  const limiter = new RequestLimiter(rateLimits, logger, metrics?.countRateLimitRejection);
   logger.info(
     {
       per_minute: rateLimits.perMinute || 'off',
@@ -30,29 +41,60 @@ async function main(): Promise<void> {
     'rate limits',
   );
 
-  const app = createApp({ store, logger, limiter });
-  const server = await listen(app, { port: config.port, host: config.host, logger });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ url: `http://${config.host}:${port}` }, 'listening');
-  // Whoever waits for this line (an operator, a supervisor) sees it now rather than with the next buffer.
-  logger.flush();
+  const readiness = new Readiness(store, { deadlineMs: config.databaseTimeoutMs });
+  const app = createApp({ store, logger, limiter, readiness, metrics });
+  const metricsServer =
+    config.metrics && metrics && (await startMetricsServer({ ...config.metrics, registry: metrics.registry }));
+  if (metricsServer) {
+    logger.info({ url: metricsServer.url }, 'metrics listening');
+  }
+  const server = await listen(app, { port: config.port, host: config.host, logger, readiness });
 
+  // In place before the `listening` line: whoever reads it may send a signal at once.
   let stopping = false;
+  let skipDelay: (() => void) | undefined;
   const stop = async (signal: string) => {
     if (stopping) {
+      if (skipDelay) {
+        logger.info({ signal }, 'shutdown delay skipped');
+        skipDelay();
+      }
       return;
     }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    readiness.markDraining();
+    logger.info({ signal, delay_ms: config.shutdownDelayMs, grace_ms: config.shutdownGraceMs }, 'shutting down');
     logger.flush();
+    // `/ready` fails from now on; until the delay is over, requests (keep-alive included) are served as before, so
+    // that load balancers stop sending traffic before the listener closes. A second signal skips the rest.
+    if (config.shutdownDelayMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, config.shutdownDelayMs);
+        skipDelay = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      skipDelay = undefined;
+    }
     await shutdown(server, config.shutdownGraceMs);
-    await Promise.all([store.close(), limiter.close()]);
+    await Promise.all([store.close(), limiter.close(), metricsServer?.close()]);
     logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info(
+    { url: `http://${config.host}:${port}`, store: config.database.kind, database: describeLocation(config.database) },
+    'listening',
+  );
+  // Not awaited: a hint never delays the start.
+  void logStartupHints(store, logger);
+  // Whoever waits for this line (an operator, a supervisor) sees it now rather than with the next buffer.
+  logger.flush();
 }
 
 main().catch((error: unknown) => {

@@ -3,7 +3,11 @@ import { Writable } from 'node:stream';
 import { API_VERSION, type ClientPaths } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
 import createClient, { type Client } from 'openapi-fetch';
+import { Readiness } from '../src/health/readiness.js';
 import { createApp, createLogger, listen, shutdown } from '../src/index.js';
+import type { LogLevel } from '../src/logger.js';
+import { instrumentStore } from '../src/metrics/instrument-store.js';
+import type { Metrics } from '../src/metrics/metrics.js';
 import { type RateLimitSettings, RequestLimiter } from '../src/rate-limits/request-limiter.js';
 import { createTestOrganization, type TestOrganization } from './fixtures.js';
 import { fetchText, type TextResponse } from './http.js';
@@ -27,6 +31,8 @@ export interface TestServer {
   client: TypedClient;
   /** Every line the server logged, as raw JSON text. */
   logLines: string[];
+  /** What `GET /ready` reports (mark it draining to see a shutting-down server's answer). */
+  readiness: Readiness;
   /** A typed client for another admin key (of another organization, say). */
   clientFor(adminKey: string): TypedClient;
   /** Creates an organization with an admin key, and a client for it. */
@@ -54,17 +60,28 @@ export function authHeaders(adminKey: string, extra: Record<string, string> = {}
 /**
  * Starts the app on port 0 of 127.0.0.1 over a fresh store of the suite's kind (`openTestStore`), migrated, with
  * an admin key of the default organization. Pass `opened` to use another store; it is migrated too. Requests are
- * not rate limited unless `rateLimits` says how.
+ * not rate limited unless `rateLimits` says how. With `metrics`, the app, its store and its limiter record into them.
  */
 export async function startTestServer(
-  options: { opened?: OpenedStore; rateLimits?: RateLimitSettings } = {},
+  options: {
+    opened?: OpenedStore;
+    rateLimits?: RateLimitSettings;
+    metrics?: Metrics;
+    /** `info` unless given; `debug` logs the probes' requests too. */
+    logLevel?: LogLevel;
+  } = {},
 ): Promise<TestServer> {
-  const { store, migrator } = options.opened ?? (await openTestStore());
+  const { metrics } = options;
+  const { store: openedStore, migrator } = options.opened ?? (await openTestStore());
+  const store = metrics ? instrumentStore(openedStore, metrics) : openedStore;
   await migrator.migrateToLatest();
   const logLines: string[] = [];
-  const logger = createLogger('info', captureLog(logLines));
-  const limiter = options.rateLimits && new RequestLimiter(options.rateLimits, logger);
-  const server = await listen(createApp({ store, logger, limiter }), { port: 0, host: '127.0.0.1', logger });
+  const logger = createLogger(options.logLevel ?? 'info', captureLog(logLines));
+  const limiter =
+    options.rateLimits && new RequestLimiter(options.rateLimits, logger, metrics?.countRateLimitRejection);
+  const readiness = new Readiness(store);
+  const app = createApp({ store, logger, limiter, readiness, metrics });
+  const server = await listen(app, { port: 0, host: '127.0.0.1', logger, readiness });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: adminKey } = await store.createAdminKey({
     organizationId: DEFAULT_ORGANIZATION.id,
@@ -78,6 +95,7 @@ export async function startTestServer(
     adminKey,
     client: clientFor(adminKey),
     logLines,
+    readiness,
     clientFor,
     async createOrganization(name) {
       const organization = await createTestOrganization(store, name);

@@ -46,7 +46,17 @@ export {
   type TestServer,
   type TypedClient,
 } from './in-process-server.js';
+export { type PreparedDatabase, prepareDatabase } from './prepared-database.js';
+export {
+  HAPROXY_BINARY,
+  type HaproxyPlaces,
+  type HaproxyStatRow,
+  type PrivateHaproxy,
+  startPrivateHaproxy,
+} from './private-haproxy.js';
 export { type PrivateRedis, startPrivateRedis } from './private-redis.js';
+export { type PrometheusExposition, type PrometheusSample, parsePrometheusText } from './prometheus-text.js';
+export { type ConnectionEnd, openRawConnection, type RawConnection, rawRequest } from './raw-connection.js';
 export { API_KEYS_PATH, apiKeyPath, jsonPostHeaders, postRaw, VERSION_HEADER } from './requests.js';
 export {
   type LogLine,

@@ -117,8 +117,9 @@ export function spawnServerProcess(options: ServerProcessOptions = {}): ServerPr
     // Only the end matters for a report, and a long run must not grow it without bound.
     stderr = (stderr + chunk).slice(-16_000);
   });
+  // 'close' rather than 'exit': by then standard output is read to its end, so every line is in `lines`.
   const exited = new Promise<ProcessExit>((resolve) => {
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       resolve({ code, signal });
       wake();
     });

@@ -11,6 +11,7 @@ import type {
   AdminKeyStatus,
   ApiKeyPatch,
   ApiKeyRecord,
+  ConnectionPoolStats,
   CreatedAdminKey,
   CreatedApiKey,
   Credential,
@@ -43,6 +44,8 @@ export interface DialectAdapter {
    * durable, and a write that fails fails alone.
    */
   writeRows(sql: string, parameters: unknown[]): Promise<unknown[][]>;
+  /** How busy the engine's connection pools are; absent for an engine without pools. */
+  poolStats?(): ConnectionPoolStats[];
   /** Releases the engine's connections. */
   close(): Promise<void>;
 }
@@ -370,6 +373,26 @@ export class KyselyStore implements Store {
     );
     const [row] = await this.run(query, { organizationId, id, name, status, updatedAt: nowMicros() }, 'write');
     return row && apiKeyFromValues(row as ApiKeyValues);
+  }
+
+  async ping(): Promise<void> {
+    await this.run(
+      this.prepared.get('ping', () => this.db.selectNoFrom((eb) => eb.lit(1).as('one'))),
+      {},
+    );
+  }
+
+  async countActiveAdminKeys(): Promise<number> {
+    const { count } = await this.db
+      .selectFrom('admin_keys')
+      .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
+      .where('status', '=', 'active')
+      .executeTakeFirstOrThrow();
+    return Number(count);
+  }
+
+  poolStats(): ConnectionPoolStats[] | undefined {
+    return this.adapter.poolStats?.();
   }
 
   async close(): Promise<void> {

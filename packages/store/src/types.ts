@@ -115,6 +115,24 @@ export type Credential =
   | { kind: 'api_key'; organizationId: string }
   | { kind: 'unknown' };
 
+/** One connection pool of a store at one moment. */
+export interface ConnectionPoolStats {
+  /**
+   * `pipeline`: the statements of requests, pipelined over few connections; `transactions`: transactions and the
+   * other calls; `maintenance`: migrations and seeding.
+   */
+  pool: 'pipeline' | 'transactions' | 'maintenance';
+  /** Connections open or opening. */
+  size: number;
+  /** Connections running at least one statement. */
+  inUse: number;
+  /**
+   * Calls waiting for a connection. In the pipeline, where a connection takes several statements at once, the
+   * statements queued behind another one on their connection.
+   */
+  waiting: number;
+}
+
 /**
  * The storage layer shared by the server, the CLI and the benchmarks. Every API key operation is scoped to one
  * organization: a key of another organization behaves exactly like a key that does not exist.
@@ -145,6 +163,14 @@ export interface Store {
    * organization. The patch must change a field: an empty one is a programmer error (TypeError).
    */
   updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined>;
+
+  /** Runs a trivial query, within the store's deadline: resolves when the database answers. */
+  ping(): Promise<void>;
+  /** The number of active admin keys, in every organization: zero means nobody can call the API yet. */
+  countActiveAdminKeys(): Promise<number>;
+
+  /** How busy each connection pool is, read when asked; undefined for an engine without pools (SQLite). */
+  poolStats(): ConnectionPoolStats[] | undefined;
 
   /** Closes the connections; the store is unusable afterwards. */
   close(): Promise<void>;

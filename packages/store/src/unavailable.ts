@@ -72,6 +72,9 @@ export function classifyingUnavailable(store: Store, classify: UnavailableClassi
     getApiKey: (organizationId, id) => guard(() => store.getApiKey(organizationId, id)),
     listApiKeys: (query) => guard(() => store.listApiKeys(query)),
     updateApiKey: (organizationId, id, patch) => guard(() => store.updateApiKey(organizationId, id, patch)),
+    ping: () => guard(() => store.ping()),
+    countActiveAdminKeys: () => guard(() => store.countActiveAdminKeys()),
+    poolStats: () => store.poolStats(),
     close: () => store.close(),
   };
 }

@@ -189,6 +189,8 @@ export function describeStoreConformance(
   options: {
     /** Whether the factory's stores have `setCreatedAt`, which the tests of equal `created_at` need. */
     equalTimestamps: boolean;
+    /** The connections per pool of the factory's stores; undefined for stores without pools (SQLite). */
+    poolSize?: number;
   },
 ): void {
   describe(`Store conformance: ${name}`, () => {
@@ -328,6 +330,59 @@ export function describeStoreConformance(
         await newKey(organizationId);
 
         expect(await store.getApiKey(organizationId, UNKNOWN_ID)).toBeUndefined();
+      });
+    });
+
+    describe('health', () => {
+      it('ping() resolves once the database answers', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+      });
+
+      it('countActiveAdminKeys() counts active admin keys of every organization, not disabled ones', async () => {
+        const before = await store.countActiveAdminKeys();
+        const { adminKey } = await store.createAdminKey({ organizationId: await newOrganization(), name: 'a' });
+        await store.createAdminKey({ organizationId: await newOrganization(), name: 'b' });
+
+        expect(await store.countActiveAdminKeys()).toBe(before + 2);
+
+        await store.setAdminKeyStatus(adminKey.id, 'disabled');
+
+        expect(await store.countActiveAdminKeys()).toBe(before + 1);
+      });
+    });
+
+    describe('pool statistics', () => {
+      const { poolSize } = options;
+      const poolsOf = (stats: ReturnType<Store['poolStats']>) =>
+        Object.fromEntries((stats ?? []).map(({ pool, ...usage }) => [pool, usage]));
+
+      if (poolSize === undefined) {
+        it('poolStats() is undefined for a store without pools', () => {
+          expect(store.poolStats()).toBeUndefined();
+        });
+        return;
+      }
+
+      it('poolStats() counts statements in flight; afterwards every pool is idle and within its size', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId);
+
+        const reads = Array.from({ length: 10 }, () => store.getApiKey(organizationId, apiKey.id));
+        const during = poolsOf(store.poolStats());
+        const inTransaction = await store.transaction(async () => poolsOf(store.poolStats()));
+        await Promise.all(reads);
+        const after = poolsOf(store.poolStats());
+
+        expect(Object.keys(after).sort()).toEqual(['maintenance', 'pipeline', 'transactions']);
+        const pipeline = during.pipeline ?? { size: 0, inUse: 0, waiting: 0 };
+        expect(pipeline.inUse).toBeGreaterThanOrEqual(1);
+        expect(pipeline.inUse + pipeline.waiting).toBe(10);
+        expect(inTransaction.transactions?.inUse).toBeGreaterThanOrEqual(1);
+        for (const usage of Object.values(after)) {
+          expect(usage.size).toBeLessThanOrEqual(poolSize);
+          expect(usage).toMatchObject({ inUse: 0, waiting: 0 });
+        }
+        expect(after.pipeline?.size).toBeGreaterThanOrEqual(1);
       });
     });
 

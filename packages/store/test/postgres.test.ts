@@ -15,12 +15,15 @@ import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
 // In CI this throws when PostgreSQL is unreachable, so these tests are never skipped there.
 const available = await postgresAvailable();
 
+/** The connections per pool of the conformance suite's stores. */
+const POOL_SIZE = 4;
+
 /** A store on a database of its own; `setCreatedAt` writes through a connection of its own to create ties. */
 async function postgresStore(options: Parameters<typeof openStore>[1] = {}): Promise<StoreUnderTest> {
   const database = await createTestDatabase();
   const opened = await openStore(
     { kind: 'postgres', url: database.url },
-    { poolSize: 4, bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT, ...options },
+    { poolSize: POOL_SIZE, bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT, ...options },
   );
   return {
     ...opened,
@@ -37,7 +40,7 @@ async function postgresStore(options: Parameters<typeof openStore>[1] = {}): Pro
 }
 
 describe.runIf(available)('PostgreSQL', () => {
-  describeStoreConformance('PostgreSQL', () => postgresStore(), { equalTimestamps: true });
+  describeStoreConformance('PostgreSQL', () => postgresStore(), { equalTimestamps: true, poolSize: POOL_SIZE });
 
   describe('query plans', () => {
     let database: TestDatabase;

@@ -2,6 +2,7 @@ import { Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { statementName } from '../src/postgres/open-postgres-store.js';
 import { OPEN_ANOTHER_AT, QueryPipeline } from '../src/postgres/query-pipeline.js';
 import { postgresAvailable, TEST_POSTGRES_URL } from '../testing/postgres-available.js';
 
@@ -160,5 +161,16 @@ describe.runIf(available)('QueryPipeline (PostgreSQL)', () => {
     expect(await answer).toHaveLength(1);
     expect(rows).toEqual([{ n: 0 }]);
     await expect(pipeline.query({ ...ECHO, values: [1] })).rejects.toThrow('the store is closed');
+  });
+});
+
+describe('statementName', () => {
+  it('names a statement by its SQL: the same in every process, different for other SQL, within 63 bytes', () => {
+    const name = statementName('select 1');
+
+    expect(statementName('select 1')).toBe(name);
+    expect(statementName('select 2')).not.toBe(name);
+    expect(name).toMatch(/^apikeys_[0-9a-f]{32}$/);
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(63);
   });
 });

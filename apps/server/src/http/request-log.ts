@@ -9,14 +9,16 @@ interface OpenApiMetadata {
 /**
  * Logs one line per request when its response ends: request ID, method, route, status and duration.
  * Only these fields are logged: never headers, query strings or bodies, so no secret can reach the log.
+ * Requests for the `quiet` paths (the probes, which a load balancer sends every second or so) are logged at debug.
  */
-export function requestLog(logger: Logger) {
+export function requestLog(logger: Logger, quiet: ReadonlySet<string> = new Set()) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    const level = quiet.has(req.path) ? 'debug' : 'info';
     const started = process.hrtime.bigint();
     res.once('close', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (req as Request & OpenApiMetadata).openapi?.openApiRoute ?? null;
-      logger.info(
+      logger[level](
         {
           request_id: requestIdOf(res),
           method: req.method,

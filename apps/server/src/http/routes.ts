@@ -5,11 +5,13 @@ import { type OperationHandler, type OperationHandlers, toExpressHandler } from 
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** One operation of the spec: its method, its path and its operationId. */
+/** One operation of the spec: its method, its path, its operationId, and whether it takes no credential. */
 export interface SpecOperation {
   method: (typeof HTTP_METHODS)[number];
   path: string;
   operationId: string;
+  /** Declared with `security: []`: no credential (the probes). */
+  public: boolean;
 }
 
 /** Every operation the spec declares. */
@@ -17,9 +19,9 @@ export function specOperations(document: OpenApiDocument): SpecOperation[] {
   const found: SpecOperation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
-      const operation = item[method] as { operationId?: string } | undefined;
+      const operation = item[method] as { operationId?: string; security?: unknown[] } | undefined;
       if (operation?.operationId) {
-        found.push({ method, path, operationId: operation.operationId });
+        found.push({ method, path, operationId: operation.operationId, public: operation.security?.length === 0 });
       }
     }
   }

@@ -29,7 +29,28 @@ export type SuccessBodyOf<K extends OperationId> = Operation<K>['responses'] ext
   ? Body
   : never;
 
-/** What a handler receives: the caller and the request's inputs, already validated and coerced by the spec. */
+/** The JSON body of an operation's response of status `S`, from the generated types. */
+type ResponseBodyOf<K extends OperationId, S extends number> = Operation<K>['responses'] extends {
+  [status in S]: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
+/** A documented response other than 200, that a handler answers instead of its 200 body. */
+export class StatusResponse<Body> {
+  constructor(
+    readonly status: number,
+    readonly body: Body,
+  ) {}
+}
+
+/** Answers with `status` and `body` rather than 200 (a 503 readiness report, say). */
+export const withStatus = <S extends number, Body>(status: S, body: Body) => new StatusResponse(status, body);
+
+/**
+ * What a handler receives: the caller and the request's inputs, already validated and coerced by the spec. The
+ * probes (`security: []`) take no credential: their handlers must not read `caller`.
+ */
 export interface OperationInput<K extends OperationId> {
   caller: Caller;
   query: ValidatedQuery<K>;
@@ -37,8 +58,15 @@ export interface OperationInput<K extends OperationId> {
   body: RequestBodyOf<K>;
 }
 
-/** A handler of one operation: typed inputs in, the typed 200 body out. It never sees `req` or `res`. */
-export type OperationHandler<K extends OperationId> = (input: OperationInput<K>) => Promise<SuccessBodyOf<K>>;
+/**
+ * A handler of one operation: typed inputs in, the typed 200 body out, or another documented status with its body.
+ * It never sees `req` or `res`.
+ */
+export type OperationHandler<K extends OperationId> = (
+  input: OperationInput<K>,
+) => Promise<
+  SuccessBodyOf<K> | StatusResponse<ResponseBodyOf<K, Exclude<keyof Operation<K>['responses'], 200> & number>>
+>;
 
 /** One handler for every operation in the spec: a missing one is a compile error. */
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
@@ -56,7 +84,11 @@ export function toExpressHandler<K extends OperationId>(handler: OperationHandle
         path: req.params as ParametersOf<K, 'path'>,
         body: req.body as RequestBodyOf<K>,
       });
-      sendJson(res, 200, result);
+      if (result instanceof StatusResponse) {
+        sendJson(res, result.status, result.body);
+      } else {
+        sendJson(res, 200, result);
+      }
     } catch (error) {
       next(error);
     }

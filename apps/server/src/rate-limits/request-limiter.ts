@@ -21,6 +21,9 @@ export interface RateLimitSettings {
   redisUrl?: string | undefined;
 }
 
+/** The limits that refuse requests: an admin key's budget, and failed authentications per client address. */
+export type RateLimitName = 'admin_key' | 'auth_failures';
+
 /** What the limiter says of one request: whether it may go on, and the admin key's budget for the headers. */
 export type Verdict =
   | { allowed: true; limit: number; remaining: number; resetSeconds: number }
@@ -54,9 +57,11 @@ export class RequestLimiter {
   readonly #redis: Redis | undefined;
   #lastWarning = Number.NEGATIVE_INFINITY;
 
+  /** `onRefusal` hears of every request a limit refuses (for metrics). */
   constructor(
     private readonly settings: RateLimitSettings,
     private readonly logger: Logger,
+    private readonly onRefusal?: (limit: RateLimitName) => void,
   ) {
     this.#redis = settings.redisUrl ? this.#connectRedis(settings.redisUrl) : undefined;
     if (settings.perMinute > 0) {
@@ -100,6 +105,7 @@ export class RequestLimiter {
         return undefined;
       }
       const wait = Math.max(...refusals.map((result) => result.msBeforeNext));
+      this.onRefusal?.('admin_key');
       return { allowed: false, limit, resetSeconds: seconds(wait), retryAfterSeconds: seconds(wait) };
     }
   }
@@ -117,6 +123,7 @@ export class RequestLimiter {
       return undefined;
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
+        this.onRefusal?.('auth_failures');
         return seconds(rejection.msBeforeNext);
       }
       this.#warn(rejection);

@@ -3,6 +3,7 @@ import type { OperationId } from '@apikeys/api-types';
 import { documentedStatuses, specOperationIds } from '@apikeys/server/testing';
 import { describe, expect, it } from 'vitest';
 import type { ApiKeysService } from '../../src/domain/api-keys-service.js';
+import type { Readiness } from '../../src/health/readiness.js';
 import { operationHandlers } from '../../src/http/operations/index.js';
 
 /**
@@ -14,6 +15,8 @@ const COVERED: Record<OperationId, readonly number[]> = {
   listApiKeys: [200, 400, 401, 403, 429, 500, 503],
   getApiKey: [200, 400, 401, 403, 404, 429, 500, 503],
   updateApiKey: [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
+  getHealth: [200, 400],
+  getReadiness: [200, 400, 503],
 };
 
 const kebabCase = (operationId: string) => operationId.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
@@ -27,7 +30,7 @@ function pairs(statusesOf: (operationId: OperationId) => readonly number[], oper
 describe('the contract tests cover the whole spec', () => {
   it('has a handler for every operationId in the spec, and none for an operation the spec lacks', () => {
     // Building the handlers only closes over the service, so no store is needed.
-    const handlers = operationHandlers({} as ApiKeysService);
+    const handlers = operationHandlers({} as ApiKeysService, {} as Readiness);
 
     expect(Object.keys(handlers).sort()).toEqual([...specOperationIds()].sort());
   });

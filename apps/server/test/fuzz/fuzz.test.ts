@@ -82,7 +82,8 @@ describe(`the API under spec-driven fuzzing (seed ${SEED}, ${RUNS} requests)`, (
   const onUncaught = (error: unknown) => fuzzer.uncaughtException(error);
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // Debug, so that the probes' requests are logged too: every request must be logged under its request-id.
+    server = await startTestServer({ logLevel: 'debug' });
     fixture = await createFixture(server);
     fuzzer = new Fuzzer(server, model, fixture);
     families = requestFamilies({ model, knownByPrefix: fixture.knownByPrefix });

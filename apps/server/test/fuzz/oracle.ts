@@ -343,6 +343,10 @@ function headerViolations(
   bindings: Bindings,
 ): { violations: Violation[]; caller?: 'own' | 'other' } {
   const found: Violation[] = [];
+  if (operation?.public) {
+    // A probe reads no header: neither a credential nor a version.
+    return { violations: found };
+  }
   const credential = headers.get(model.credentialHeader);
   let caller: 'own' | 'other' | undefined;
   if (credential === bindings.$ADMIN_KEY) {

@@ -53,6 +53,8 @@ export interface OperationModel {
   body?: { required: boolean; mediaTypes: string[]; schema: JsonSchema };
   /** Every status the operation documents. */
   statuses: number[];
+  /** Declared with `security: []` (the probes): no credential and no version header. */
+  public: boolean;
 }
 
 /** What the fuzzer reads from the spec. */
@@ -152,6 +154,7 @@ export function readSpecModel(document: OpenApiDocument): SpecModel {
             }
           : {}),
         statuses: Object.keys((operation.responses as Node | undefined) ?? {}).map(Number),
+        public: Array.isArray(operation.security) && operation.security.length === 0,
       });
     }
   }

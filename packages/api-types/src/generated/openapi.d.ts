@@ -60,6 +60,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description Answers `200` while the process runs and serves HTTP. It never touches the database: a failing database
+         *     makes a server not ready (`/ready`), not dead.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description Answers `200` when the server can serve requests: it has finished starting (the request validator is
+         *     compiled), it is not shutting down, and the database answers a trivial query within a short deadline
+         *     (1 second, or the server's database deadline when shorter). Otherwise `503`, with the checks that
+         *     failed. It turns `503` as soon as the server receives SIGTERM, while it still serves the requests it
+         *     gets, so that a load balancer stops sending it traffic before it stops accepting connections.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -128,6 +173,31 @@ export interface components {
              * @enum {string|null}
              */
             status?: "active" | "inactive" | "archived" | null;
+        };
+        /** @description The answer of the liveness probe. */
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        /** @description The answer of the readiness probe, with each check that decides it. */
+        Readiness: {
+            /**
+             * @description `ready` when every check passes.
+             * @enum {string}
+             */
+            status: "ready" | "not_ready";
+            checks: {
+                startup: components["schemas"]["ReadinessCheck"];
+                shutdown: components["schemas"]["ReadinessCheck"];
+                store: components["schemas"]["ReadinessCheck"];
+            };
+        };
+        /** @description One readiness check; a failing one says why in `message`. */
+        ReadinessCheck: {
+            /** @enum {string} */
+            status: "pass" | "fail";
+            /** @description Why the check fails. */
+            message?: string;
         };
         /**
          * @description The kind of error; each maps to one HTTP status, given by `x-http-status`.
@@ -493,6 +563,60 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["ApiError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready to serve requests. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Not ready; `checks` says which check failed and why. The body holds no secret or address. */
+            503: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
         };
     };
 }

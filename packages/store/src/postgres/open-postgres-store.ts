@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
@@ -49,6 +50,15 @@ const ARRAY_PARAMETERS = API_KEYS_TABLE_COLUMNS.map((column, i) => `$${i + 1}::$
 const BULK_INSERT = `insert into api_keys (${API_KEYS_TABLE_COLUMNS.join(', ')})
   select * from unnest(${ARRAY_PARAMETERS.join(', ')})`;
 
+/**
+ * The name of a prepared statement: derived from its SQL, so that a name means the same statement in every process. A
+ * pooler that hands one server connection to several replicas (PgBouncer before 1.21 in transaction mode) could
+ * otherwise run one process's statement under another's name: a wrong answer rather than an error.
+ */
+export function statementName(sql: string): string {
+  return `apikeys_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
+}
+
 /** A pg pool whose idle connections may break (a server restart, say) without crashing the process. */
 function openPool(config: pg.PoolConfig): RetiringPool {
   const pool = new pg.Pool(config);
@@ -89,7 +99,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
   const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
     let name = statementNames.get(sql);
     if (!name) {
-      name = `apikeys_statement_${statementNames.size + 1}`;
+      name = statementName(sql);
       statementNames.set(sql, name);
     }
     options.onQuery?.(sql, parameters);
@@ -129,6 +139,11 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
       }
       return inserted;
     },
+    poolStats: () => [
+      { pool: 'pipeline', ...pipeline.stats() },
+      { pool: 'transactions', ...pool.stats() },
+      { pool: 'maintenance', ...maintenancePool.stats() },
+    ],
     // Kysely's destroy() ends the request pool; the maintenance pool may have been used without its Kysely.
     close: async () => {
       await Promise.all([pipeline.close(), maintenancePool.end()]);

@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { DEFAULT_TIMEOUT_MS } from '../store-options.js';
+import type { ConnectionPoolStats } from '../types.js';
 import { DeadlineError } from './deadline-error.js';
 import { isStatementError } from './statement-errors.js';
+
+/** How busy a pool of connections is (see ConnectionPoolStats). */
+export type PoolUsage = Omit<ConnectionPoolStats, 'pool'>;
 
 /** One statement for the pipeline: named, so that each connection parses and plans it once. */
 export interface PipelinedQuery {
@@ -118,6 +122,20 @@ export class QueryPipeline {
     } finally {
       connection.inFlight--;
     }
+  }
+
+  /**
+   * Connections open or opening, those with statements in flight, and the statements queued behind another one on
+   * their connection (PostgreSQL runs a connection's statements one after another).
+   */
+  stats(): PoolUsage {
+    let inUse = 0;
+    let waiting = 0;
+    for (const { inFlight } of this.#connections) {
+      inUse += inFlight > 0 ? 1 : 0;
+      waiting += Math.max(0, inFlight - 1);
+    }
+    return { size: this.#connections.size, inUse, waiting };
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
+import type { PoolUsage } from './query-pipeline.js';
 import { isStatementError } from './statement-errors.js';
 
 /** A connection lent by the pool: Kysely's interface, which `insertApiKeyRows` uses as well. */
@@ -54,6 +55,15 @@ export class RetiringPool implements PostgresPool {
         // pg-pool destroys a connection released with an error.
         client.release(broken);
       },
+    };
+  }
+
+  /** Connections open or opening, those not idle (lent out or connecting), and the callers waiting for one. */
+  stats(): PoolUsage {
+    return {
+      size: this.pool.totalCount,
+      inUse: this.pool.totalCount - this.pool.idleCount,
+      waiting: this.pool.waitingCount,
     };
   }
 

@@ -1,0 +1,18 @@
+/**
+ * The script that starts Swagger UI on the reference page, served as a file of its own because the page's
+ * Content-Security-Policy allows no inline script.
+ */
+export function docsInitializer(specUrl: string): string {
+  return `SwaggerUIBundle({
+  url: ${JSON.stringify(specUrl)},
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  // The operationId is how the client's documentation and the generated types name each operation.
+  displayOperationId: true,
+  // No validator badge, which would ask validator.swagger.io about the spec: nothing here calls another server.
+  validatorUrl: null,
+  // ?url= and ?configUrl= in the address must not point this page at another document.
+  queryConfigEnabled: false,
+});
+`;
+}

@@ -1,0 +1,177 @@
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer, type TestServer } from '@apikeys/server/testing';
+import { loadSpec } from '@apikeys/spec';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSpecModel } from '../fuzz/spec-model.js';
+
+// Debian's chromium, as .ci/run installs it (see TOOLCHAIN.md). No fallback and no skip: CI must run this test.
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const SCREENSHOT = fileURLToPath(new URL('./screenshots/docs.png', import.meta.url));
+// Generous for a busy 2-core machine (the page renders in about 2 s); a failure names the step that timed out.
+const STEP_TIMEOUT_MS = 20_000;
+
+const document = loadSpec();
+/** The summary the spec gives an operation. */
+function summaryOf(template: string, method: string): string {
+  const operation = document.paths[template]?.[method.toLowerCase()] as { summary?: string } | undefined;
+  if (!operation?.summary) {
+    throw new Error(`${method} ${template} has no summary in the spec`);
+  }
+  return operation.summary;
+}
+
+const operations = readSpecModel(document).operations.map((operation) => ({
+  ...operation,
+  summary: summaryOf(operation.path.template, operation.method),
+}));
+const tags = ((document.tags ?? []) as { name: string }[]).map((tag) => tag.name);
+
+/** What the page did while it loaded and was used. */
+interface PageActivity {
+  requests: URL[];
+  /** Requests to another origin, aborted before they left. */
+  aborted: string[];
+  failedResponses: string[];
+  /** Console errors (Chromium reports Content-Security-Policy violations there) and uncaught exceptions. */
+  errors: string[];
+}
+
+/** Opens a page that records its activity and aborts every request that is not for `origin`. */
+async function openRecordedPage(browser: Browser, origin: string): Promise<{ page: Page; activity: PageActivity }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const activity: PageActivity = { requests: [], aborted: [], failedResponses: [], errors: [] };
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === origin) {
+      return route.continue();
+    }
+    activity.aborted.push(url);
+    return route.abort('blockedbyclient');
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  page.on('request', (request) => activity.requests.push(new URL(request.url())));
+  page.on('response', (response) => {
+    if (response.status() >= 400) {
+      activity.failedResponses.push(`${response.status()} ${response.url()}`);
+    }
+  });
+  page.on('requestfailed', (request) => activity.failedResponses.push(`failed ${request.url()}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') {
+      activity.errors.push(message.text());
+    }
+  });
+  page.on('pageerror', (error) => activity.errors.push(error.message));
+  return { page, activity };
+}
+
+/** The operation block Swagger UI renders for an operationId (shown because the page sets displayOperationId). */
+function operationBlock(page: Page, operationId: string): Locator {
+  return page.locator('.opblock', {
+    has: page.locator('.opblock-summary-operation-id', { hasText: new RegExp(`^${operationId}$`) }),
+  });
+}
+
+/** The texts of the elements that are rendered and visible, trimmed, without the `*` of required parameters. */
+function visibleTexts(locator: Locator): Promise<string[]> {
+  return locator.evaluateAll((elements) =>
+    elements
+      .filter((element) => element.checkVisibility())
+      .map((element) => (element.textContent ?? '').replace(/\s*\*\s*$/, '').trim()),
+  );
+}
+
+describe('the API reference page in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let activity: PageActivity;
+  let renderMs: number;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`);
+    }
+    server = await startTestServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_TIMEOUT_MS });
+    ({ page, activity } = await openRecordedPage(browser, server.baseUrl));
+    const started = performance.now();
+    await page.goto(`${server.baseUrl}/docs`);
+    await page
+      .locator('.opblock')
+      .nth(operations.length - 1)
+      .waitFor()
+      .catch((error: unknown) => {
+        throw new Error(`Swagger UI rendered no operations; what the page did: ${JSON.stringify(activity)}`, {
+          cause: error,
+        });
+      });
+    renderMs = Math.round(performance.now() - started);
+    for (const { operationId } of operations) {
+      const block = operationBlock(page, operationId);
+      await block.locator('.opblock-summary-control').click();
+      await block.locator('.responses-table').first().waitFor();
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('renders the title and every tag of the spec', async ({ annotate }) => {
+    await annotate(`rendered in ${renderMs} ms`);
+
+    const title = (document.info as { title: string }).title;
+    expect(await visibleTexts(page.locator('.info .title'))).toEqual([expect.stringContaining(title)]);
+    expect(await visibleTexts(page.locator('.opblock-tag > a > span'))).toEqual(tags);
+  });
+
+  it.each(operations.map((operation) => [operation.operationId, operation] as const))(
+    'shows %s, expanded, with its summary, path, parameters and documented statuses',
+    async (operationId, operation) => {
+      const block = operationBlock(page, operationId);
+
+      expect(await visibleTexts(block.locator('.opblock-summary-operation-id'))).toEqual([operationId]);
+      expect(await visibleTexts(block.locator('.opblock-summary-description'))).toEqual([operation.summary]);
+      expect(await visibleTexts(block.locator('.opblock-summary-path'))).toEqual([operation.path.template]);
+      expect((await visibleTexts(block.locator('.parameters .parameter__name'))).sort()).toEqual(
+        operation.parameters.map((parameter) => parameter.name).sort(),
+      );
+      expect((await visibleTexts(block.locator('.responses-table .response .response-col_status'))).sort()).toEqual(
+        operation.statuses.map(String).sort(),
+      );
+    },
+  );
+
+  it('made every request to this server, and each one succeeded', async ({ annotate }) => {
+    await annotate(`${activity.requests.length} requests: ${activity.requests.map((url) => url.pathname).join(' ')}`);
+
+    expect(activity.aborted).toEqual([]);
+    expect(activity.requests.filter((url) => url.origin !== server.baseUrl)).toEqual([]);
+    expect(activity.requests.map((url) => url.pathname)).toEqual(expect.arrayContaining(['/docs', '/openapi.json']));
+    expect(activity.failedResponses).toEqual([]);
+    expect(activity.errors).toEqual([]);
+  });
+
+  it('shows no secret, and saves a screenshot of the expanded reference', async () => {
+    expect(await page.locator('body').textContent()).not.toMatch(/sk-(?:adm|api)-[A-Za-z0-9]{43}/);
+
+    mkdirSync(dirname(SCREENSHOT), { recursive: true });
+    rmSync(SCREENSHOT, { force: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+  });
+});
