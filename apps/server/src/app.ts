@@ -2,10 +2,11 @@ import { parse as parseQuery } from 'node:querystring';
 import { API_VERSIONS } from '@apikeys/api-types';
 import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import type { Store } from '@apikeys/store';
-import express, { type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ApiKeysService } from './domain/api-keys-service.js';
 import { Readiness } from './health/readiness.js';
+import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
 import { requireApiVersion } from './http/api-version.js';
 import { authenticate } from './http/authenticate.js';
 import { handleErrors, lastResort } from './http/errors/handle-errors.js';
@@ -55,19 +56,7 @@ export function createApp({
   readiness = new Readiness(store),
   metrics,
 }: AppDependencies): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  // Paths match exactly as the spec writes them: no trailing slash, no other letter case. The validator reads
-  // these two settings too, so it never matches an operation the router would not.
-  app.set('strict routing', true);
-  app.set('case sensitive routing', true);
-  // Every query parameter reaches the validator: Node's querystring would keep only the first 1,000 `&`-separated
-  // parts (empty ones included), silently dropping a filter sent after them. The header size limit bounds the rest.
-  app.set('query parser', (query: string) => parseQuery(query, undefined, undefined, { maxKeys: 0 }));
-  // The API has no conditional requests: `If-None-Match: *` must not turn a response into a bare 304.
-  Object.defineProperty(app.request, 'fresh', { get: () => false, configurable: true });
-
+  const app = configuredExpress();
   const probes = probePaths(document);
   const api = express.Router({ strict: true, caseSensitive: true });
   if (metrics) {
@@ -83,14 +72,17 @@ export function createApp({
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter)));
   }
-  api.use(strictQueryParameters(document));
-  api.use(rejectTrailingSlash);
-  api.use(jsonBody());
-  api.use(validateWithSpec(document));
-  api.use(requireDocumentedBody);
-  api.use(routesFromSpec(document, operationHandlers(new ApiKeysService(store), readiness)));
-  api.use(answerNoRoute);
-  api.use(handleErrors(logger));
+  const operations: OperationStage[] = [
+    strictQueryParameters(document),
+    rejectTrailingSlash,
+    jsonBody(),
+    ...validateWithSpec(document),
+    requireDocumentedBody,
+    routesFromSpec(document, operationHandlers(new ApiKeysService(store), readiness)),
+    answerNoRoute,
+    handleErrors(logger),
+  ];
+  api.use(operations);
 
   // When the response validator refuses a body that the error handler sends, it passes its error to the `next` it
   // captured earlier, which by then leads past every handler of `api`. That error lands in `lastResort` instead
@@ -98,5 +90,40 @@ export function createApp({
   // of every request and response twice.)
   app.use(api);
   app.use(lastResort(logger));
+  warmUps.set(app, () => warmUpOperations(configuredExpress(), operations, lastResort(logger), document));
   return app;
+}
+
+/** One stage of the operations' part of the pipeline: what follows authentication. */
+type OperationStage = RequestHandler | ErrorRequestHandler;
+
+/** An Express app with the settings every app of the API shares. */
+function configuredExpress(): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Paths match exactly as the spec writes them: no trailing slash, no other letter case. The validator reads
+  // these two settings too, so it never matches an operation the router would not.
+  app.set('strict routing', true);
+  app.set('case sensitive routing', true);
+  // Every query parameter reaches the validator: Node's querystring would keep only the first 1,000 `&`-separated
+  // parts (empty ones included), silently dropping a filter sent after them. The header size limit bounds the rest.
+  app.set('query parser', (query: string) => parseQuery(query, undefined, undefined, { maxKeys: 0 }));
+  // The API has no conditional requests: `If-None-Match: *` must not turn a response into a bare 304.
+  Object.defineProperty(app.request, 'fresh', { get: () => false, configurable: true });
+  return app;
+}
+
+const warmUps = new WeakMap<Express, () => Promise<WarmUpReport>>();
+
+/**
+ * Sends one request per operation of the spec through the app's operation stages (see `warmUpOperations`), so that
+ * the validator has compiled every operation before the first caller arrives. Resolves with what each answered.
+ */
+export function warmUp(app: Express): Promise<WarmUpReport> {
+  const run = warmUps.get(app);
+  if (!run) {
+    throw new TypeError('warmUp() takes an app made by createApp()');
+  }
+  return run();
 }

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import { warmUp } from './app.js';
 import type { Readiness } from './health/readiness.js';
-import { warmUp } from './health/warm-up.js';
 import { ConnectionDrain } from './http/connection-drain.js';
 import { answerClientError, answerConnect } from './http/parser-level-answers.js';
 
@@ -14,8 +13,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const drains = new WeakMap<Server, ConnectionDrain>();
 
 /**
- * Starts listening; resolves once the port is bound and the app has answered a first request (the warm-up), after
- * which `readiness` reports started. Port 0 picks a free port (see `server.address()`).
+ * Starts listening; resolves once the port is bound and every operation has been warmed up (see `warmUpOperations`),
+ * after which `readiness` reports started. Port 0 picks a free port (see `server.address()`).
  */
 export async function listen(
   app: Express,
@@ -44,7 +43,12 @@ export async function listen(
       resolve();
     });
   });
-  await warmUp(server.address() as AddressInfo);
+  const report = await warmUp(app);
+  // Each request must reach the validator as its operation; a 503 is the readiness probe before the start is over.
+  const failed = report.filter(({ operationId, validatedAs, status }) => validatedAs !== operationId || status === 500);
+  if (failed.length > 0) {
+    options.logger.warn({ failed }, 'warm-up: some operations did not answer as expected');
+  }
   options.readiness?.markStarted();
   return server;
 }
