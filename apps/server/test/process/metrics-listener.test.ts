@@ -87,9 +87,10 @@ describe('metrics of the server process', () => {
     expect(list.response.status).toBe(200);
     expect(new URL(metricsUrl).port).not.toBe(new URL(server.baseUrl).port);
     expect(exposition.sum(REQUESTS, { operation: 'listApiKeys', status: '200' })).toBe(1);
-    // The warm-up request that the server sends itself before it reports listening.
-    expect(exposition.sum(REQUESTS, { operation: 'getHealth', status: '200' })).toBe(1);
-    expect(exposition.sum('apikeys_store_query_duration_seconds_count', { kind: 'listApiKeys' })).toBe(1);
+    // The warm-up before the server reports listening sends one request per operation past the metrics: they are
+    // not counted as requests, but their store calls are timed (its list is one).
+    expect(exposition.sum(REQUESTS)).toBe(1);
+    expect(exposition.sum('apikeys_store_query_duration_seconds_count', { kind: 'listApiKeys' })).toBe(2);
     expect(exposition.types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
     await expectNoMetricsOnApiPort(server, prepared);
   });
