@@ -71,7 +71,12 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       base: { service: 'apikeys-server' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]'],
+        paths: [
+          'req.headers["x-api-key"]',
+          'headers["x-api-key"]',
+          'req.headers.authorization',
+          'headers.authorization',
+        ],
         censor: '[redacted]',
       },
     },

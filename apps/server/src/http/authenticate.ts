@@ -1,6 +1,7 @@
 import { hashSecret, type Store } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
+import { MISSING_CREDENTIAL_MESSAGES, presentedCredential } from './credentials.js';
 import { HttpError } from './errors/http-error.js';
 
 /** Who is calling: the admin key and the organization every operation of this request acts on. */
@@ -24,24 +25,26 @@ async function refuse(req: Request, limiter: RequestLimiter | undefined, message
 }
 
 /**
- * Authenticates the admin key in `x-api-key`. Keys are looked up by their SHA-256 hash, never by the secret,
- * and the stored hash is compared in constant time. A regular API key is recognised and refused with 403.
+ * Authenticates the admin key in `x-api-key` or `Authorization: Bearer` (see `presentedCredential`). Keys are
+ * looked up by their SHA-256 hash, never by the secret, and the stored hash is compared in constant time. A regular
+ * API key is recognised and refused with 403.
  */
 export function authenticate(store: Store, limiter?: RequestLimiter) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const secret = req.headers['x-api-key'];
+    const presented = presentedCredential(req.headers);
     try {
-      if (typeof secret !== 'string' || secret === '') {
-        next(await refuse(req, limiter, 'x-api-key header is required'));
+      if (presented.kind !== 'key') {
+        next(await refuse(req, limiter, MISSING_CREDENTIAL_MESSAGES[presented.kind]));
         return;
       }
-      const credential = await store.findCredential(hashSecret(secret));
+      const credential = await store.findCredential(hashSecret(presented.secret));
       if (credential.kind === 'api_key') {
-        next(HttpError.of('permission_error', 'this API requires an admin key; x-api-key holds a regular API key'));
+        const message = `this API requires an admin key; ${presented.header} holds a regular API key`;
+        next(HttpError.of('permission_error', message));
         return;
       }
       if (credential.kind === 'unknown' || credential.adminKey.status !== 'active') {
-        next(await refuse(req, limiter, 'invalid x-api-key'));
+        next(await refuse(req, limiter, `invalid ${presented.header}`));
         return;
       }
       const caller: Caller = {

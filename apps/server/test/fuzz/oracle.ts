@@ -347,14 +347,18 @@ function headerViolations(
     // A probe reads no header: neither a credential nor a version.
     return { violations: found };
   }
-  const credential = headers.get(model.credentialHeader);
+  // The admin key comes in the credential header or, when that is absent or empty, as `Authorization: Bearer <key>`.
+  const inHeader = headers.get(model.credentialHeader) || undefined;
+  const authorization = headers.get('authorization');
+  const bearer = authorization === undefined ? undefined : /^bearer +(\S+)$/i.exec(authorization)?.[1];
+  const credential = inHeader ?? bearer;
   let caller: 'own' | 'other' | undefined;
-  if (credential === bindings.$ADMIN_KEY) {
+  if (credential === undefined) {
+    found.push(invalid(`${model.credentialHeader} missing`, [401], []));
+  } else if (credential === bindings.$ADMIN_KEY) {
     caller = 'own';
   } else if (credential === bindings.$OTHER_ADMIN_KEY) {
     caller = 'other';
-  } else if (credential === undefined || credential === '') {
-    found.push(invalid(`${model.credentialHeader} missing`, [401], []));
   } else if (credential === bindings.$API_KEY_SECRET || credential === bindings.$OTHER_API_KEY_SECRET) {
     found.push(invalid(`${model.credentialHeader} holds a regular API key`, [403], []));
   } else {
