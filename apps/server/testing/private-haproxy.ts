@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closedPort } from './http.js';
 import type { ProcessExit } from './server-process.js';
+import { waitForPort } from './wait-for-port.js';
 
 /** Debian's HAProxy (`apt-get install haproxy`; `.ci/run` installs it). */
 export const HAPROXY_BINARY = '/usr/sbin/haproxy';
@@ -61,29 +62,6 @@ function parseStats(csv: string): Map<string, HaproxyStatRow> {
     rows.set(`${row.pxname}/${row.svname}`, row);
   }
   return rows;
-}
-
-/** Resolves once something accepts TCP connections on the port; rejects after `timeoutMs` or once HAProxy exits. */
-async function waitForPort(port: number, timeoutMs: number, exited: () => string | undefined): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) {
-      return;
-    }
-    const reason = exited();
-    if (reason !== undefined || Date.now() > deadline) {
-      throw new Error(`haproxy does not listen on port ${port}: ${reason ?? `not within ${timeoutMs} ms`}`);
-    }
-    await sleep(50);
-  }
 }
 
 /**
@@ -145,7 +123,7 @@ export async function startPrivateHaproxy(
   };
   try {
     await Promise.race([
-      waitForPort(port, 10_000, exitReason),
+      waitForPort('haproxy', port, 10_000, exitReason),
       spawnError.then((error) => Promise.reject(new Error(`cannot start ${HAPROXY_BINARY}: ${error.message}`))),
     ]);
   } catch (error) {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { connect } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { closedPort } from './http.js';
+import { waitForPort } from './wait-for-port.js';
 
 /** A redis-server of a test's own on a free port, keeping nothing on disk, that the test may stop and start. */
 export interface PrivateRedis {
@@ -17,28 +16,6 @@ export interface PrivateRedis {
   thaw(): void;
 }
 
-/** Resolves once something accepts TCP connections on the port, or rejects after `timeoutMs`. */
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) {
-      return;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`redis-server did not accept connections on port ${port} within ${timeoutMs} ms`);
-    }
-    await sleep(50);
-  }
-}
-
 /** Starts a private redis-server (Debian's `redis-server` must be installed; `.ci/run` installs it). */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await closedPort();
@@ -52,7 +29,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       const failed = new Promise<never>((_, reject) => {
         child?.once('error', (error) => reject(new Error(`cannot start redis-server: ${error.message}`)));
       });
-      await Promise.race([waitForPort(port, 10_000), failed]);
+      await Promise.race([waitForPort('redis-server', port, 10_000), failed]);
     },
     freeze() {
       child?.kill('SIGSTOP');

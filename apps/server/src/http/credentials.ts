@@ -15,7 +15,7 @@ export type PresentedCredential =
 
 /**
  * The admin key a request presents: in `x-api-key`, or as `Authorization: Bearer <key>`. `x-api-key` comes first:
- * when it holds a value, `Authorization` is not read at all (as in 2023-06-01, where it never was), so a proxy's or a
+ * when it holds a value, `Authorization` is not read at all (as before Bearer was accepted), so a proxy's or a
  * library's own `Authorization` cannot change which key a request uses. Without `x-api-key`, an `Authorization` of
  * another scheme than Bearer is refused.
  */
