@@ -69,8 +69,8 @@ export const FORMAT = {
   orgId: /^org_[A-Za-z0-9]{24}$/,
   adminKeyId: /^adminkey_[A-Za-z0-9]{24}$/,
   apiKeyId: /^apikey_[A-Za-z0-9]{24}$/,
-  adminSecret: /^sk-adm-[A-Za-z0-9]{43}$/,
-  apiSecret: /^sk-api-[A-Za-z0-9]{43}$/,
+  adminSecret: /^sk-adm-[A-Za-z0-9]{49}$/,
+  apiSecret: /^sk-api-[A-Za-z0-9]{49}$/,
   createdAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/,
   hint: /^sk-(adm|api)-[A-Za-z0-9]{4}\.\.\.[A-Za-z0-9]{4}$/,
 } as const;

@@ -12,7 +12,7 @@ export {
 export { DEFAULT_ORGANIZATION } from './organizations.js';
 export { openPostgresStore } from './postgres/open-postgres-store.js';
 export { newId, randomBase62 } from './random.js';
-export { hashSecret, SECRET_PREFIX, type SecretKind } from './secrets.js';
+export { hashSecret, SECRET_PREFIX, type SecretKind, secretForm } from './secrets.js';
 export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
 export { DEFAULT_TIMEOUT_MS, type StoreOptions } from './store-options.js';

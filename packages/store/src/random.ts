@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** The characters of identifiers and secrets. */
+export const BASE62_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 // The largest multiple of 62 below 256: bytes at or above it are rejected so every character is equally likely.
 const UNBIASED_LIMIT = 248;
 
@@ -24,7 +25,7 @@ export function randomBase62(length: number): string {
   while (out.length < length) {
     const byte = nextRandomByte();
     if (byte < UNBIASED_LIMIT) {
-      out += ALPHABET[byte % 62];
+      out += BASE62_ALPHABET[byte % 62];
     }
   }
   return out;

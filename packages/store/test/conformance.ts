@@ -33,8 +33,8 @@ export type StoreFactory = () => Promise<StoreUnderTest>;
 const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
 /** One second in microseconds, the unit of `createdAt`. */
 const SECOND_MICROS = 1_000_000;
-const API_SECRET = /^sk-api-[A-Za-z0-9]{43}$/;
-const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{43}$/;
+const API_SECRET = /^sk-api-[A-Za-z0-9]{49}$/;
+const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{49}$/;
 const SEED_COUNT = 2000;
 /** A seeded key's hint has the shape of a real API key's: prefix, four characters, `...`, four characters. */
 const SEEDED_HINT = /^sk-api-[A-Za-z0-9]{4}\.\.\.[A-Za-z0-9]{4}$/;

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { randomBase62 } from '../src/random.js';
-import { hashesEqual, hashSecret, hintFor, issueSecret, SECRET_PREFIX } from '../src/secrets.js';
+import {
+  checksumOf,
+  hashesEqual,
+  hashSecret,
+  hintFor,
+  issueSecret,
+  SECRET_PREFIX,
+  secretForm,
+} from '../src/secrets.js';
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -40,19 +48,74 @@ describe('issueSecret', () => {
   it.each([
     ['apiKey', 'sk-api-'],
     ['admin', 'sk-adm-'],
-  ] as const)('issues a %s secret as its prefix and 43 base62 characters, with its hash and hint', (kind, prefix) => {
-    const issued = issueSecret(kind);
+  ] as const)(
+    'issues a %s secret as its prefix, 43 base62 characters and a checksum, with hash and hint',
+    (kind, prefix) => {
+      const issued = issueSecret(kind);
 
-    expect(SECRET_PREFIX[kind]).toBe(prefix);
-    expect(issued.secret).toMatch(new RegExp(`^${prefix}[A-Za-z0-9]{43}$`));
-    expect(issued.hash).toBe(createHash('sha256').update(issued.secret).digest('hex'));
-    expect(issued.hint).toBe(`${prefix}${issued.secret.slice(7, 11)}...${issued.secret.slice(-4)}`);
-  });
+      expect(SECRET_PREFIX[kind]).toBe(prefix);
+      expect(issued.secret).toMatch(new RegExp(`^${prefix}[A-Za-z0-9]{49}$`));
+      expect(issued.secret.slice(-6)).toBe(checksumOf(issued.secret.slice(0, -6)));
+      expect(issued.hash).toBe(createHash('sha256').update(issued.secret).digest('hex'));
+      expect(issued.hint).toBe(`${prefix}${issued.secret.slice(7, 11)}...${issued.secret.slice(-4)}`);
+    },
+  );
 
   it('never issues the same secret twice over many samples', () => {
     const secrets = Array.from({ length: 10_000 }, () => issueSecret('apiKey').secret);
 
     expect(new Set(secrets).size).toBe(secrets.length);
+  });
+});
+
+describe('secretForm', () => {
+  it('recognises an issued secret by its checksum, and a secret of the earlier form without one', () => {
+    expect(secretForm(issueSecret('apiKey').secret)).toBe('checksummed');
+    expect(secretForm(issueSecret('admin').secret)).toBe('checksummed');
+    expect(secretForm(`sk-adm-${randomBase62(43)}`)).toBe('legacy');
+    expect(secretForm(`sk-api-${randomBase62(43)}`)).toBe('legacy');
+  });
+
+  it('finds every single mistyped character of the random part and the checksum', () => {
+    const { secret } = issueSecret('admin');
+
+    for (let index = 'sk-adm-'.length; index < secret.length; index++) {
+      const original = secret[index] as string;
+      const typo = BASE62[(BASE62.indexOf(original) + 1) % 62] as string;
+      const mistyped = secret.slice(0, index) + typo + secret.slice(index + 1);
+
+      expect(secretForm(mistyped), `a typo at ${index}`).toBe('mistyped');
+    }
+  });
+
+  it('finds two neighbouring characters swapped', () => {
+    const { secret } = issueSecret('apiKey');
+    // The first two different neighbours of the random part: swapping equal ones would change nothing.
+    let at = 'sk-api-'.length;
+    while (secret[at] === secret[at + 1]) {
+      at += 1;
+    }
+    const swapped = secret.slice(0, at) + secret[at + 1] + secret[at] + secret.slice(at + 2);
+
+    expect(secretForm(swapped)).toBe('mistyped');
+  });
+
+  it.each([
+    ['another prefix', `sk-xyz-${'A'.repeat(49)}`],
+    ['no prefix', randomBase62(56)],
+    ['too short', `sk-adm-${'A'.repeat(42)}`],
+    ['between the two forms', `sk-adm-${'A'.repeat(46)}`],
+    ['too long', `sk-adm-${'A'.repeat(50)}`],
+    ['a character outside base62', `sk-adm-${'A'.repeat(42)}_`],
+    ['surrounding space', ` sk-adm-${'A'.repeat(43)}`],
+  ])('calls a secret with %s foreign', (_name, secret) => {
+    expect(secretForm(secret)).toBe('foreign');
+  });
+
+  it('is a pure function of the text: the same checksum in every process', () => {
+    expect(checksumOf(`sk-api-${'A'.repeat(43)}`)).toBe(checksumOf(`sk-api-${'A'.repeat(43)}`));
+    expect(checksumOf(`sk-api-${'A'.repeat(43)}`)).toMatch(/^[A-Za-z0-9]{6}$/);
+    expect(checksumOf(`sk-api-${'A'.repeat(43)}`)).not.toBe(checksumOf(`sk-adm-${'A'.repeat(43)}`));
   });
 });
 

@@ -1,4 +1,4 @@
-import { hashSecret, type Store } from '@apikeys/store';
+import { hashSecret, type Store, secretForm } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
 import { MISSING_CREDENTIAL_MESSAGES, presentedCredential } from './credentials.js';
@@ -35,6 +35,12 @@ export function authenticate(store: Store, limiter?: RequestLimiter) {
     try {
       if (presented.kind !== 'key') {
         next(await refuse(req, limiter, MISSING_CREDENTIAL_MESSAGES[presented.kind]));
+        return;
+      }
+      // A secret of no form this service issues, or whose checksum does not hold, is refused without a lookup.
+      const form = secretForm(presented.secret);
+      if (form === 'mistyped' || form === 'foreign') {
+        next(await refuse(req, limiter, `invalid ${presented.header}`));
         return;
       }
       const credential = await store.findCredential(hashSecret(presented.secret));
