@@ -174,4 +174,18 @@ describe('the API reference page in Chromium', () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(existsSync(SCREENSHOT)).toBe(true);
   });
+
+  it('sends "Try it out" to the server that serves the page, not to the spec\'s example server', async () => {
+    const block = operationBlock(page, 'getHealth');
+    const before = activity.requests.length;
+
+    await block.locator('button.try-out__btn').click();
+    await block.locator('button.execute').click();
+    await block.locator('.live-responses-table tbody .response-col_status').first().waitFor();
+
+    const sent = activity.requests.slice(before).filter((url) => url.pathname === '/health');
+    expect(sent.map((url) => url.origin)).toEqual([server.baseUrl]);
+    expect(activity.aborted).toEqual([]);
+    expect(await visibleTexts(block.locator('.live-responses-table tbody .response-col_status'))).toEqual(['200']);
+  });
 });

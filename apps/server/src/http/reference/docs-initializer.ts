@@ -13,6 +13,13 @@ export function docsInitializer(specUrl: string): string {
   validatorUrl: null,
   // ?url= and ?configUrl= in the address must not point this page at another document.
   queryConfigEnabled: false,
+  // "Try it out" calls the server that serves this page, wherever it runs, rather than the spec's example server
+  // (http://127.0.0.1:8080), which the page's Content-Security-Policy would block anyway.
+  requestInterceptor: (request) => {
+    const target = new URL(request.url, window.location.href);
+    request.url = window.location.origin + target.pathname + target.search;
+    return request;
+  },
 });
 `;
 }
