@@ -4,6 +4,7 @@ import { API_VERSION } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../http/authenticate.js';
+import { openApiMetadataOf } from '../http/openapi-metadata.js';
 import { assignRequestId } from '../http/request-id.js';
 import { specOperations } from '../http/routes.js';
 
@@ -21,10 +22,6 @@ const WARM_UP_CALLER: Caller = { organizationId: 'org_warmup', adminKeyId: 'admi
 /** What fills every path parameter: no key has this ID. */
 const PATH_PLACEHOLDER = 'warmup';
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
-
-interface ValidatedRequest extends Request {
-  openapi?: { schema?: { operationId?: string } };
-}
 
 async function listenOnLoopback(server: Server): Promise<number> {
   await new Promise<void>((resolve, reject) => {
@@ -50,9 +47,11 @@ export async function warmUpOperations(
 ): Promise<WarmUpReport> {
   const validatedAs = new Map<string, string | undefined>();
   app.use(assignRequestId);
-  app.use((req: ValidatedRequest, res: Response, next: NextFunction) => {
+  app.use((req: Request, res: Response, next: NextFunction) => {
     res.locals.caller = WARM_UP_CALLER;
-    res.once('finish', () => validatedAs.set(String(res.locals.requestId), req.openapi?.schema?.operationId));
+    res.once('finish', () =>
+      validatedAs.set(String(res.locals.requestId), openApiMetadataOf(req)?.schema?.operationId),
+    );
     next();
   });
   app.use(stages);

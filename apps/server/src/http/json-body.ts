@@ -5,6 +5,7 @@ import typeIs from 'type-is';
 import { quotable } from '../domain/quotable.js';
 import { unsupportedEncoding, unsupportedMediaType } from './errors/body-parser-errors.js';
 import { HttpError } from './errors/http-error.js';
+import { openApiMetadataOf } from './openapi-metadata.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -65,18 +66,13 @@ function firstIllFormedString(body: unknown): string[] | undefined {
   return undefined;
 }
 
-/** The operation express-openapi-validator matched, with its spec object, once its metadata stage has run. */
-interface OpenApiMetadata {
-  openapi?: { schema?: { requestBody?: { required?: boolean } } };
-}
-
 /**
  * Refuses a request without a body for an operation whose body is required. express-openapi-validator lets an
  * absent body through (it validates only a body that was read); runs after it, once the operation is known, so that
  * a method the path does not support still gets its 405.
  */
 export function requireDocumentedBody(req: Request, _res: Response, next: NextFunction): void {
-  const required = (req as Request & OpenApiMetadata).openapi?.schema?.requestBody?.required === true;
+  const required = openApiMetadataOf(req)?.schema?.requestBody?.required === true;
   next(
     required && req.body === undefined
       ? HttpError.of('invalid_request_error', 'body: required; send a JSON object')

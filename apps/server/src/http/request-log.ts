@@ -1,10 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { openApiMetadataOf } from './openapi-metadata.js';
 import { requestIdOf } from './request-id.js';
-
-interface OpenApiMetadata {
-  openapi?: { openApiRoute?: string };
-}
 
 /**
  * Logs one line per request when its response ends: request ID, method, route, status and duration.
@@ -17,7 +14,7 @@ export function requestLog(logger: Logger, quiet: ReadonlySet<string> = new Set(
     const started = process.hrtime.bigint();
     res.once('close', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const route = (req as Request & OpenApiMetadata).openapi?.openApiRoute ?? null;
+      const route = openApiMetadataOf(req)?.openApiRoute ?? null;
       logger[level](
         {
           request_id: requestIdOf(res),

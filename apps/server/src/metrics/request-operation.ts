@@ -1,13 +1,10 @@
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { Request } from 'express';
+import { openApiMetadataOf } from '../http/openapi-metadata.js';
 import { specOperations } from '../http/routes.js';
 
 /** The label of a request that matches no operation of the spec. */
 export const UNMATCHED_OPERATION = 'unmatched';
-
-interface OpenApiMetadata {
-  openapi?: { schema?: { operationId?: string } };
-}
 
 /** A spec path as an exact, case-sensitive pattern: each `{parameter}` stands for one non-empty segment. */
 function pathPattern(path: string): RegExp {
@@ -28,7 +25,7 @@ export function requestOperation(document: OpenApiDocument): (req: Request) => s
     operationId,
   }));
   return (req) =>
-    (req as Request & OpenApiMetadata).openapi?.schema?.operationId ??
+    openApiMetadataOf(req)?.schema?.operationId ??
     operations.find(({ method, pattern }) => method === req.method && pattern.test(req.path))?.operationId ??
     UNMATCHED_OPERATION;
 }
