@@ -19,6 +19,8 @@ const PAGE_SCENARIOS = [
   'workspace-before',
   'creator-before',
   'combo-before',
+  'expired-after',
+  'active-after',
 ];
 
 const fmt = (value: number, digits = 2) => value.toFixed(digits);
@@ -137,6 +139,16 @@ export function checkGoals(
       ? undefined
       : `${fmt(metricsCost)}× (${Math.round(measured ?? 0)} vs ${Math.round(base ?? 0)} µs)`,
     metricsCost !== undefined && metricsCost <= 1.05,
+  );
+  // Issue 14: the latest API version's key shape, against the first version's, on the same server and keys.
+  const latest = meanCpu(results, variantTargetName(`sqlite-${large}`, 'latest-version'), 'list-20');
+  const versionCost = base && latest && latest / base;
+  check(
+    `list 20, sqlite-${large}: CPU/request in the latest API version ≤ 1.10× the first version`,
+    versionCost === undefined
+      ? undefined
+      : `${fmt(versionCost)}× (${Math.round(latest ?? 0)} vs ${Math.round(base ?? 0)} µs)`,
+    versionCost !== undefined && versionCost <= 1.1,
   );
   return checks;
 }

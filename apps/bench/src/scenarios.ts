@@ -1,4 +1,4 @@
-import { API_KEY_STATUSES as STATUSES } from '@apikeys/api-types';
+import { LATEST_API_VERSION, API_KEY_STATUSES as STATUSES } from '@apikeys/api-types';
 
 const LIST = '/v1/organizations/api_keys';
 // The seed spreads keys over three workspaces plus the default one (null, not filterable) and five users.
@@ -16,6 +16,8 @@ export interface Scenario {
   paths(ids: string[]): string[];
   /** Request body; `%n` becomes a running number so every update changes the key. */
   bodyTemplate?: string;
+  /** Headers on top of the target's (another API version, say). */
+  headers?: Record<string, string>;
 }
 
 const at = <T>(values: readonly T[], i: number): T => values[i % values.length] as T;
@@ -53,6 +55,22 @@ export const SCENARIOS: readonly Scenario[] = [
   list('workspace-before', 'workspace_id + before_id', listPaths('before_id', byWorkspace)),
   list('creator-before', 'created_by_user_id + before_id', listPaths('before_id', byCreator)),
   list('combo-before', 'status + workspace_id + created_by_user_id + before_id', listPaths('before_id', combined)),
+  {
+    ...list(
+      'expired-after',
+      'latest version: status=expired + after_id (a few per cent of keys)',
+      listPaths('after_id', () => '&status=expired'),
+    ),
+    headers: { 'vendor-version': LATEST_API_VERSION },
+  },
+  {
+    ...list(
+      'active-after',
+      'latest version: status=active + after_id (expired keys left out)',
+      listPaths('after_id', () => '&status=active'),
+    ),
+    headers: { 'vendor-version': LATEST_API_VERSION },
+  },
   list('get', 'retrieve one key (cycling sampled keys)', (ids) => ids.map((id) => `${LIST}/${id}`)),
   {
     name: 'update',

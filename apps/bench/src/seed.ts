@@ -56,7 +56,7 @@ async function seed(
     const organizationId = DEFAULT_ORGANIZATION.id;
     const { secret } = await store.createAdminKey({ organizationId, name: 'bench' });
     const started = performance.now();
-    await store.seedApiKeys({ organizationId, count: keys, workspaces: 3, users: 5, seed: 1 });
+    await store.seedApiKeys({ organizationId, count: keys, workspaces: 3, users: 5, seed: 1, lifecycle: true });
     const seedSeconds = (performance.now() - started) / 1000;
     const page = await store.listApiKeys({ organizationId, limit: 1000 });
     if (page.kind !== 'page') {

@@ -194,6 +194,7 @@ async function startTarget(target: Target, databases: Databases, settings: Suite
       ...target.env,
     };
     headers['x-api-key'] = database.adminSecret;
+    Object.assign(headers, target.headers);
   }
   const replicas = target.kind === 'api' ? target.replicas : 1;
   const servers: ServerProcess[] = [];
@@ -233,7 +234,7 @@ async function runScenario(
     warmupSeconds,
     durationSeconds: settings.durationSeconds,
     method: scenario.method,
-    headers,
+    headers: { ...headers, ...scenario.headers },
     paths: scenario.paths(ids),
     bodyTemplate: scenario.bodyTemplate,
   };

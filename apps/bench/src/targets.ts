@@ -1,3 +1,4 @@
+import { LATEST_API_VERSION } from '@apikeys/api-types';
 import { QUICK_SCENARIOS, REFERENCE_SCENARIOS, SCENARIOS, type Scenario } from './scenarios.js';
 import type { Engine } from './seed.js';
 
@@ -21,6 +22,8 @@ export type Target =
       scenarios: Scenario[];
       /** Settings on top of the suite's (a variant: the same server with a feature switched on). */
       env?: Record<string, string>;
+      /** Request headers on top of the suite's (a variant: the same requests in another API version). */
+      headers?: Record<string, string>;
       /** The target a variant is the same server as, but for `env`. */
       variantOf?: string;
     };
@@ -54,7 +57,20 @@ export const VARIANTS = [
     env: { METRICS_PORT: '0' },
     scenarios: ['list-20'],
   },
-] as const;
+  {
+    suffix: 'latest-version',
+    description: 'the same requests in the latest API version (its key shape, expiry computed per key)',
+    env: {},
+    headers: { 'vendor-version': LATEST_API_VERSION },
+    scenarios: ['list-20'],
+  },
+] as const satisfies readonly {
+  suffix: string;
+  description: string;
+  env: Record<string, string>;
+  headers?: Record<string, string>;
+  scenarios: readonly string[];
+}[];
 
 /** The name of a variant of a target: `sqlite-1m+ratelimited`. */
 export function variantTargetName(base: string, suffix: string): string {
@@ -117,7 +133,8 @@ export function planTargets(options: PlanOptions): Target[] {
     if (largeSqlite?.kind === 'api') {
       const name = variantTargetName(largeSqlite.name, variant.suffix);
       const scenarios = selected(name, SCENARIOS, [...variant.scenarios]);
-      apiTargets.push({ ...largeSqlite, name, env: variant.env, variantOf: largeSqlite.name, scenarios });
+      const headers = 'headers' in variant ? { headers: variant.headers } : {};
+      apiTargets.push({ ...largeSqlite, name, env: variant.env, ...headers, variantOf: largeSqlite.name, scenarios });
     }
   }
   if (options.postgres) {

@@ -1,11 +1,21 @@
 import {
+  API_KEY_STATUSES_BY_VERSION,
+  API_VERSIONS,
+  LATEST_API_VERSION,
+  OPERATION_INTRODUCED_IN,
+} from '@apikeys/api-types';
+import {
   type AdminClient,
+  type ApiKeyStatus,
   ApiKeysError,
+  type ApiVersion,
   AuthenticationError,
   ConnectionError,
   createAdminClient,
+  hasOperation,
   PermissionError,
   TimeoutError,
+  type VersionWith,
 } from '@apikeys/client';
 import { type Command, Option } from 'commander';
 import { CommandError, UsageError } from './errors.js';
@@ -18,11 +28,18 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 export interface ConnectionOptions {
   baseUrl?: string;
   adminKey?: string;
+  apiVersion?: ApiVersion;
 }
+
+/** How a command tells where its API version came from, for messages. */
+const VERSION_SETTING = '--api-version (or APIKEYS_API_VERSION)';
 
 const HOW_TO_CREATE = 'an operator creates one with: apikeys admin-keys create --name NAME';
 
-/** Adds `--base-url` (APIKEYS_BASE_URL) and `--admin-key` (APIKEYS_ADMIN_KEY) to an API command. */
+/**
+ * Adds `--base-url` (APIKEYS_BASE_URL), `--admin-key` (APIKEYS_ADMIN_KEY) and `--api-version` (APIKEYS_API_VERSION)
+ * to an API command.
+ */
 export function addConnectionOptions(command: Command): Command {
   return command
     .addOption(
@@ -38,7 +55,76 @@ export function addConnectionOptions(command: Command): Command {
       )
         .env('APIKEYS_ADMIN_KEY')
         .helpGroup('Connection options:'),
+    )
+    .addOption(
+      new Option('--api-version <version>', 'API version to call, sent as vendor-version')
+        .choices(API_VERSIONS)
+        .env('APIKEYS_API_VERSION')
+        .default(LATEST_API_VERSION)
+        .helpGroup('Connection options:'),
     );
+}
+
+/** The API version of a command: `--api-version`, APIKEYS_API_VERSION, or the latest. */
+export function versionOf(options: ConnectionOptions): ApiVersion {
+  return options.apiVersion ?? LATEST_API_VERSION;
+}
+
+/**
+ * Refuses (exit 2, before anything is sent) a command that calls an operation its API version does not have, naming
+ * the version that introduced it.
+ */
+export function checkOperation<OperationId extends keyof typeof OPERATION_INTRODUCED_IN>(
+  options: ConnectionOptions,
+  command: string,
+  operationId: OperationId,
+): VersionWith<OperationId> {
+  const version = versionOf(options);
+  if (!hasOperation(version, operationId)) {
+    throw new UsageError(
+      `${command} calls ${operationId}, available from API version ${OPERATION_INTRODUCED_IN[operationId]}; ` +
+        `${VERSION_SETTING} is ${version}`,
+    );
+  }
+  return version;
+}
+
+/**
+ * The first API version with expiry (`expires_at`): the first whose key statuses include `expired`, since the spec
+ * introduced both together.
+ */
+const EXPIRY_SINCE = API_VERSIONS.find((version) =>
+  (API_KEY_STATUSES_BY_VERSION[version] as readonly string[]).includes('expired'),
+);
+
+/** Refuses (exit 2, before anything is sent) an expiry flag in an API version that has no expiry. */
+export function checkExpiry(options: ConnectionOptions, flag: string): void {
+  const version = versionOf(options);
+  if (!(API_KEY_STATUSES_BY_VERSION[version] as readonly string[]).includes('expired')) {
+    throw new UsageError(
+      `${flag} needs API version ${EXPIRY_SINCE ?? LATEST_API_VERSION} or later, which has expiry; ` +
+        `${VERSION_SETTING} is ${version}`,
+    );
+  }
+}
+
+/** Every status a key may have in some API version, in the order of the latest version. */
+export const STATUSES_OF_ANY_VERSION: readonly ApiKeyStatus<ApiVersion>[] = [
+  ...new Set(
+    API_VERSIONS.flatMap((version): readonly ApiKeyStatus<ApiVersion>[] => API_KEY_STATUSES_BY_VERSION[version]),
+  ),
+];
+
+/** Refuses (exit 2, before anything is sent) a status that the command's API version does not have. */
+export function checkStatus(options: ConnectionOptions, status: ApiKeyStatus<ApiVersion> | undefined): void {
+  const version = versionOf(options);
+  const statuses: readonly string[] = API_KEY_STATUSES_BY_VERSION[version];
+  if (status !== undefined && !statuses.includes(status)) {
+    throw new UsageError(
+      `API version ${version} has no status ${status} (its statuses: ${statuses.join(', ')}); ` +
+        `${VERSION_SETTING} is ${version}`,
+    );
+  }
 }
 
 /** The base URL, checked: http(s), no credentials, no query or fragment. Blank means the default. */
@@ -131,18 +217,28 @@ export function describeApiFailure(error: ApiKeysError, baseUrl: string): Comman
 }
 
 /**
- * Builds the admin API client from the connection options, runs `work` with it, and turns any error of the client
- * into a `CommandError` (exit 1) that says what happened; a missing or malformed setting is a `UsageError` (exit 2).
+ * Builds the admin API client of `version` from the connection options, runs `work` with it, and turns any error of
+ * the client into a `CommandError` (exit 1) that says what happened; a missing or malformed setting is a
+ * `UsageError` (exit 2).
  */
-export async function withApiClient<T>(
+export async function withClientOf<Version extends ApiVersion, T>(
   options: ConnectionOptions,
-  work: (client: AdminClient) => Promise<T>,
+  version: Version,
+  work: (client: AdminClient<Version>) => Promise<T>,
 ): Promise<T> {
   const baseUrl = checkBaseUrl(options.baseUrl);
-  const client = createAdminClient({ baseUrl, apiKey: checkAdminKey(options.adminKey) });
+  const client = createAdminClient({ baseUrl, apiKey: checkAdminKey(options.adminKey), apiVersion: version });
   try {
     return await work(client);
   } catch (error) {
     throw error instanceof ApiKeysError ? describeApiFailure(error, baseUrl) : error;
   }
+}
+
+/** `withClientOf` the command's API version, for the commands every version has; keys come in either shape. */
+export function withApiClient<T>(
+  options: ConnectionOptions,
+  work: (client: AdminClient<ApiVersion>) => Promise<T>,
+): Promise<T> {
+  return withClientOf(options, versionOf(options), work);
 }

@@ -46,3 +46,40 @@ export function parseApiKeyId(value: string): string {
   }
   return parseId(value);
 }
+
+/** Seconds in each unit of a duration. */
+const UNIT_SECONDS = { s: 1, m: 60, h: 3_600, d: 86_400 } as const;
+
+/** A whole number of units: `45s`, `90m`, `12h`, `30d`; or, where allowed, a plain number of seconds. */
+const DURATION = /^(\d{1,9})([smhd])?$/;
+
+/**
+ * A duration such as `90m`, `12h` or `30d`, in seconds; with `seconds: true`, a plain number of seconds too. Bounds
+ * are the API's to check, except that `positive` refuses zero.
+ */
+export function parseDuration(options: { seconds: boolean; positive: boolean }) {
+  const expected = `a duration such as 90m, 12h or 30d (units: s, m, h, d)${options.seconds ? ', or seconds' : ''}`;
+  return (value: string): number => {
+    const match = DURATION.exec(value);
+    const [, count, unit] = match ?? [];
+    if (count === undefined || (unit === undefined && !options.seconds)) {
+      throw new InvalidArgumentError(`must be ${expected}.`);
+    }
+    const seconds = Number(count) * UNIT_SECONDS[(unit ?? 's') as keyof typeof UNIT_SECONDS];
+    if (options.positive && seconds === 0) {
+      throw new InvalidArgumentError('must be more than zero.');
+    }
+    return seconds;
+  };
+}
+
+/** An RFC 3339 date and time with a time zone, as the user wrote it (the API checks that it lies in the future). */
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A time such as `2027-01-31T00:00:00Z`, passed on as it is; anything `Date` cannot read is refused too. */
+export function parseTimestamp(value: string): string {
+  if (!RFC_3339.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new InvalidArgumentError('must be an RFC 3339 time with a time zone, such as 2027-01-31T00:00:00Z.');
+  }
+  return value;
+}

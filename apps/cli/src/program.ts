@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { registerAdminKeys } from './commands/admin-keys.js';
 import { registerKeysGet } from './commands/api/keys-get.js';
+import { registerKeysIssue } from './commands/api/keys-issue.js';
 import { registerKeysList } from './commands/api/keys-list.js';
+import { registerKeysRotate } from './commands/api/keys-rotate.js';
 import { registerKeysUpdate } from './commands/api/keys-update.js';
 import { HELP_GROUPS, registerKeys } from './commands/keys.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -13,10 +15,11 @@ const DESCRIPTION = [
   'Database commands (operator): migrate, orgs, admin-keys, keys create, keys seed. They work directly on the ' +
     "database named by DATABASE_URL, the same as the server's (default: SQLite at ./data/api-keys.sqlite), and " +
     'print one JSON document on stdout.',
-  'API commands (admin): keys list, keys get, keys update. They call the admin API at APIKEYS_BASE_URL (or ' +
-    '--base-url; default: http://127.0.0.1:8080) with the admin key in APIKEYS_ADMIN_KEY (or --admin-key; an ' +
-    'operator creates one with: apikeys admin-keys create), and print a table or "field: value" lines, or JSON ' +
-    'with --json.',
+  'API commands (admin): keys list, keys get, keys update, keys issue, keys rotate. They call the admin API at ' +
+    'APIKEYS_BASE_URL (or --base-url; default: http://127.0.0.1:8080) with the admin key in APIKEYS_ADMIN_KEY (or ' +
+    '--admin-key; an operator creates one with: apikeys admin-keys create), in the latest API version unless ' +
+    'APIKEYS_API_VERSION (or --api-version) says otherwise, and print a table or "field: value" lines, or JSON ' +
+    'with --json. keys issue and keys rotate print the new secret on stdout, this once.',
   'Exit codes: 0 success, 1 failure (an API error, an unreachable API or database), 2 bad usage.',
 ].join('\n\n');
 
@@ -31,6 +34,8 @@ export function buildProgram(): Command {
   registerKeysList(keys);
   registerKeysGet(keys);
   registerKeysUpdate(keys);
+  registerKeysIssue(keys);
+  registerKeysRotate(keys);
 
   const configure = (command: Command) => {
     command.exitOverride();

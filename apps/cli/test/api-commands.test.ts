@@ -57,7 +57,15 @@ describe('apikeys API commands against the real server', () => {
       await store.close();
     }
     server = await startServerProcess({ env: { DATABASE_URL: db.env.DATABASE_URL } });
-    env = { APIKEYS_BASE_URL: server.baseUrl, APIKEYS_ADMIN_KEY: adminKey, DATABASE_URL: `file:${untouched}` };
+    // These commands speak the latest version unless told otherwise; this file checks their output in the first
+    // version, which scripts written before the latest existed can keep with APIKEYS_API_VERSION. The latest
+    // version's output is checked in lifecycle-commands.test.ts.
+    env = {
+      APIKEYS_BASE_URL: server.baseUrl,
+      APIKEYS_ADMIN_KEY: adminKey,
+      APIKEYS_API_VERSION: API_VERSION,
+      DATABASE_URL: `file:${untouched}`,
+    };
   });
 
   afterAll(async () => {

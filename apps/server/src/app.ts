@@ -1,5 +1,5 @@
 import { parse as parseQuery } from 'node:querystring';
-import { API_VERSIONS } from '@apikeys/api-types';
+import { API_VERSIONS, type ApiVersion, LATEST_API_VERSION } from '@apikeys/api-types';
 import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import type { Store } from '@apikeys/store';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
@@ -7,13 +7,14 @@ import type { Logger } from 'pino';
 import { ApiKeysService } from './domain/api-keys-service.js';
 import { Readiness } from './health/readiness.js';
 import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
-import { requireApiVersion } from './http/api-version.js';
+import { apiVersionOf, requireApiVersion } from './http/api-version.js';
 import { authenticate } from './http/authenticate.js';
 import { handleErrors, lastResort } from './http/errors/handle-errors.js';
 import { answerNoRoute } from './http/errors/no-route.js';
+import { refuseLaterOperations } from './http/introduced-later.js';
 import { jsonBody, requireDocumentedBody } from './http/json-body.js';
 import { limitRequests } from './http/limit-requests.js';
-import { operationHandlers } from './http/operations/index.js';
+import { versionHandlers } from './http/operations/index.js';
 import { exceptProbes, probePaths } from './http/probes.js';
 import { apiReference } from './http/reference/api-reference.js';
 import { rejectTrailingSlash } from './http/reject-trailing-slash.js';
@@ -30,8 +31,8 @@ import type { RequestLimiter } from './rate-limits/request-limiter.js';
 export interface AppDependencies {
   store: Store;
   logger: Logger;
-  /** The OpenAPI document; spec/openapi.yaml when not given. */
-  document?: OpenApiDocument;
+  /** The OpenAPI document of each API version; those derived from spec/openapi.yaml when not given. */
+  documents?: VersionDocuments;
   /** Rate limits per admin key and per failing address; no limits when not given. */
   limiter?: RequestLimiter | undefined;
   /** What `GET /ready` reports; `listen()` marks it started once the app is warm. A new one when not given. */
@@ -40,49 +41,73 @@ export interface AppDependencies {
   metrics?: Metrics | undefined;
 }
 
+/** The OpenAPI document of each API version. */
+export type VersionDocuments = Record<ApiVersion, OpenApiDocument>;
+
+/** The document of every API version, derived from spec/openapi.yaml. */
+export function loadVersionDocuments(): VersionDocuments {
+  return Object.fromEntries(API_VERSIONS.map((version) => [version, loadSpec(version)])) as VersionDocuments;
+}
+
 /**
  * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, request framing, the
- * API reference (`/docs`, `/openapi.yaml`, `/openapi.json`), API version, authentication (failures limited per
- * address), the admin key's rate limit, strict query parameters, exact paths, the strict JSON body, spec validation
- * of the request (and, by wrapping `res.json`, of the response), the operation handlers, and the central error
- * handler. The probes (`/health`, `/ready`) skip the version, authentication and rate limit, and are logged at
- * debug level only.
+ * API reference (`/docs`, `/openapi.yaml`, ...), API version, authentication (failures limited per address), the
+ * admin key's rate limit, then the stages of the request's API version: strict query parameters, exact paths, the
+ * refusal of operations of later versions, the strict JSON body, validation against the version's document of the
+ * request (and, by wrapping `res.json`, of the response), the version's operation handlers, and the central error
+ * handler. The probes (`/health`, `/ready`) skip the version, authentication and rate limit, go through the latest
+ * version's stages, and are logged at debug level only.
  */
 export function createApp({
   store,
   logger,
-  document = loadSpec(),
+  documents = loadVersionDocuments(),
   limiter,
   readiness = new Readiness(store),
   metrics,
 }: AppDependencies): Express {
   const app = configuredExpress();
-  const probes = probePaths(document);
+  const latest = documents[LATEST_API_VERSION];
+  const probes = probePaths(latest);
   const api = express.Router({ strict: true, caseSensitive: true });
   if (metrics) {
-    api.use(recordRequests(metrics, document));
+    api.use(recordRequests(metrics, latest));
   }
   api.use(assignRequestId);
   api.use(requestLog(logger, probes));
   api.use(checkRequestFraming);
   // The reference page and the spec itself, outside the contract: no version header, no admin key.
-  api.use(apiReference());
+  api.use(apiReference(documents));
   api.use(exceptProbes(probes, requireApiVersion(API_VERSIONS)));
   api.use(exceptProbes(probes, authenticate(store, limiter)));
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter)));
   }
-  const operations: OperationStage[] = [
-    strictQueryParameters(document),
+  const handlers = versionHandlers(new ApiKeysService(store), readiness);
+  const stagesOf = <V extends ApiVersion>(version: V): OperationStage[] => [
+    strictQueryParameters(documents[version]),
     rejectTrailingSlash,
+    refuseLaterOperations(version, documents[version], latest),
     jsonBody(),
-    ...validateWithSpec(document),
+    ...validateWithSpec(documents[version]),
     requireDocumentedBody,
-    routesFromSpec(document, operationHandlers(new ApiKeysService(store), readiness)),
+    routesFromSpec(documents[version], handlers[version]),
     answerNoRoute,
     handleErrors(logger),
   ];
-  api.use(operations);
+  const stages = Object.fromEntries(API_VERSIONS.map((version) => [version, stagesOf(version)])) as Record<
+    ApiVersion,
+    OperationStage[]
+  >;
+  const routers = Object.fromEntries(
+    API_VERSIONS.map((version) => [
+      version,
+      express.Router({ strict: true, caseSensitive: true }).use(stages[version]),
+    ]),
+  ) as Record<ApiVersion, express.Router>;
+  api.use((req, res, next) => routers[apiVersionOf(res) ?? LATEST_API_VERSION](req, res, next));
+  // The errors of the stages before the version's (version, authentication, rate limit) skip its router.
+  api.use(handleErrors(logger));
 
   // When the response validator refuses a body that the error handler sends, it passes its error to the `next` it
   // captured earlier, which by then leads past every handler of `api`. That error lands in `lastResort` instead
@@ -90,7 +115,22 @@ export function createApp({
   // of every request and response twice.)
   app.use(api);
   app.use(lastResort(logger));
-  warmUps.set(app, () => warmUpOperations(configuredExpress(), operations, lastResort(logger), document));
+  warmUps.set(app, async () => {
+    const report: WarmUpReport = [];
+    for (const version of API_VERSIONS) {
+      const stagesOfVersion = stages[version];
+      report.push(
+        ...(await warmUpOperations(
+          configuredExpress(),
+          stagesOfVersion,
+          lastResort(logger),
+          documents[version],
+          version,
+        )),
+      );
+    }
+    return report;
+  });
   return app;
 }
 
@@ -117,8 +157,9 @@ function configuredExpress(): Express {
 const warmUps = new WeakMap<Express, () => Promise<WarmUpReport>>();
 
 /**
- * Sends one request per operation of the spec through the app's operation stages (see `warmUpOperations`), so that
- * the validator has compiled every operation before the first caller arrives. Resolves with what each answered.
+ * Sends one request per operation of each version's document through that version's operation stages (see
+ * `warmUpOperations`), so that each validator has compiled every operation before the first caller arrives.
+ * Resolves with what each answered.
  */
 export function warmUp(app: Express): Promise<WarmUpReport> {
   const run = warmUps.get(app);

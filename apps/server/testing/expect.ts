@@ -1,6 +1,9 @@
-import type { OperationId } from '@apikeys/api-types';
+import { type AnyOperationId, API_VERSION, type ApiVersion } from '@apikeys/api-types';
 import { expect } from 'vitest';
 import { documentedStatuses, specErrors } from './spec-responses.js';
+
+/** An operation of any API version. */
+type OperationId = AnyOperationId;
 
 /** The body of an error response, as far as tests read it. */
 export interface ErrorBody {
@@ -18,13 +21,15 @@ export function expectMatchesSpec(
   operationId: OperationId | undefined,
   response: { status: number; headers: Headers },
   body: unknown,
+  version: ApiVersion = API_VERSION,
 ): void {
   if (operationId !== undefined) {
-    expect(documentedStatuses(operationId), `${operationId} documents ${response.status}`).toContain(response.status);
+    const documented = documentedStatuses(operationId, version);
+    expect(documented, `${operationId} documents ${response.status}`).toContain(response.status);
   }
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   expect(response.headers.get('request-id')).toMatch(/^req_[A-Za-z0-9]{24}$/);
-  expect(specErrors(operationId, response.status, body)).toEqual([]);
+  expect(specErrors(operationId, response.status, body, version)).toEqual([]);
   // Every error body repeats the request ID (the spec checked above that an error status has the error shape; the
   // readiness probe's 503 is a report, not an error).
   if (response.status >= 400 && (body as { type?: unknown }).type === 'error') {
@@ -57,6 +62,8 @@ export interface ExpectedError {
   type: string;
   /** The message, or a pattern it must match; for invalid requests it names the parameter, header or field. */
   message: RegExp | string;
+  /** The API version whose document the response must match; the first version when not given. */
+  version?: ApiVersion;
 }
 
 /**
@@ -70,7 +77,7 @@ export function expectError(
   const { response, body } = result;
   const text = result.text ?? JSON.stringify(body);
   expect(response.status, text).toBe(expected.status);
-  expectMatchesSpec(expected.operationId, response, body);
+  expectMatchesSpec(expected.operationId, response, body, expected.version);
   const error = body as ErrorBody;
   expect(error.type).toBe('error');
   expect(error.error.type).toBe(expected.type);
@@ -116,11 +123,12 @@ export function expectUnavailable(
   logLines: readonly string[],
   result: { response: Response; body: unknown },
   operationId: OperationId,
+  version: ApiVersion = API_VERSION,
 ): void {
   const { response, body } = result;
   const requestId = response.headers.get('request-id');
   expect(response.status).toBe(503);
-  expectMatchesSpec(operationId, response, body);
+  expectMatchesSpec(operationId, response, body, version);
   expect(body).toEqual({
     type: 'error',
     error: { type: 'service_unavailable_error', message: 'the database is unavailable; retry later' },

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { API_VERSION, type ClientPaths } from '@apikeys/api-types';
+import { API_VERSION, type ApiVersion, type ClientPaths, type ClientPathsOf } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
 import createClient, { type Client } from 'openapi-fetch';
 import { Readiness } from '../src/health/readiness.js';
@@ -35,6 +35,8 @@ export interface TestServer {
   readiness: Readiness;
   /** A typed client for another admin key (of another organization, say). */
   clientFor(adminKey: string): TypedClient;
+  /** A typed client of another API version, for `adminKey` or the default organization's admin key. */
+  versionClient<V extends ApiVersion>(version: V, adminKey?: string): Client<ClientPathsOf<V>>;
   /** Creates an organization with an admin key, and a client for it. */
   createOrganization(name?: string): Promise<TestOrganizationWithClient>;
   /** A raw fetch against the server, for requests the typed client cannot express. */
@@ -97,6 +99,8 @@ export async function startTestServer(
     logLines,
     readiness,
     clientFor,
+    versionClient: (version, key = adminKey) =>
+      createClient({ baseUrl, headers: authHeaders(key, { 'vendor-version': version }) }),
     async createOrganization(name) {
       const organization = await createTestOrganization(store, name);
       return { ...organization, client: clientFor(organization.adminKey) };

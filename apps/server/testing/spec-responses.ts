@@ -1,19 +1,38 @@
-import type { OperationId } from '@apikeys/api-types';
-import { loadSpec } from '@apikeys/spec';
+import { type AnyOperationId, API_VERSION, type ApiVersion } from '@apikeys/api-types';
+import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
+/** One version's document, with an independent validator of it. */
+interface VersionValidator {
+  document: OpenApiDocument;
+  ajv: Ajv2020;
+}
+
+const validators = new Map<ApiVersion, VersionValidator>();
+
 // An independent validator (Ajv, not the server's express-openapi-validator), so that a response the server lets
-// through is still checked against the spec.
-const document = loadSpec();
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats.default(ajv);
-// The whole document is one schema resource, so `#/components/...` references resolve inside it.
-ajv.addSchema({ ...document, $id: 'spec' });
+// through is still checked against the document of its version.
+function validatorOf(version: ApiVersion): VersionValidator {
+  let validator = validators.get(version);
+  if (!validator) {
+    const document = loadSpec(version);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    // The whole document is one schema resource, so `#/components/...` references resolve inside it.
+    ajv.addSchema({ ...document, $id: 'spec' });
+    validator = { document, ajv };
+    validators.set(version, validator);
+  }
+  return validator;
+}
+
+type OperationId = AnyOperationId;
 
 type ResponseObject = { $ref?: string; content?: Record<string, { schema: { $ref?: string } }> };
 
-function findOperation(operationId: OperationId): Record<string, unknown> {
+function findOperation(operationId: OperationId, version: ApiVersion): Record<string, unknown> {
+  const { document } = validatorOf(version);
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
       if ((operation as { operationId?: string }).operationId === operationId) {
@@ -21,10 +40,10 @@ function findOperation(operationId: OperationId): Record<string, unknown> {
       }
     }
   }
-  throw new Error(`no operation ${operationId} in the spec`);
+  throw new Error(`no operation ${operationId} in the document of ${version}`);
 }
 
-function resolveResponse(response: ResponseObject): ResponseObject {
+function resolveResponse(response: ResponseObject, document: OpenApiDocument): ResponseObject {
   if (!response.$ref) {
     return response;
   }
@@ -32,14 +51,14 @@ function resolveResponse(response: ResponseObject): ResponseObject {
   return (document.components.responses as Record<string, ResponseObject>)[name] as ResponseObject;
 }
 
-/** The statuses the spec documents for an operation. */
-export function documentedStatuses(operationId: OperationId): number[] {
-  return Object.keys(findOperation(operationId).responses as object).map(Number);
+/** The statuses the spec documents for an operation (in the first version, unless another is given). */
+export function documentedStatuses(operationId: OperationId, version: ApiVersion = API_VERSION): number[] {
+  return Object.keys(findOperation(operationId, version).responses as object).map(Number);
 }
 
-/** The ids of every operation in the spec. */
-export function specOperationIds(): string[] {
-  return Object.values(document.paths).flatMap((item) =>
+/** The ids of every operation in the document of a version (the first, unless another is given). */
+export function specOperationIds(version: ApiVersion = API_VERSION): string[] {
+  return Object.values(validatorOf(version).document.paths).flatMap((item) =>
     Object.values(item).flatMap((operation) => {
       const id = (operation as { operationId?: string }).operationId;
       return id ? [id] : [];
@@ -47,16 +66,16 @@ export function specOperationIds(): string[] {
   );
 }
 
-function schemaRefFor(operationId: OperationId | undefined, status: number): string {
+function schemaRefFor(operationId: OperationId | undefined, status: number, version: ApiVersion): string {
   if (operationId === undefined) {
     return 'spec#/components/schemas/ErrorResponse';
   }
-  const responses = findOperation(operationId).responses as Record<string, ResponseObject>;
+  const responses = findOperation(operationId, version).responses as Record<string, ResponseObject>;
   const response = responses[String(status)];
   if (!response) {
     throw new Error(`${operationId} does not document status ${status}`);
   }
-  const schema = resolveResponse(response).content?.['application/json']?.schema;
+  const schema = resolveResponse(response, validatorOf(version).document).content?.['application/json']?.schema;
   if (!schema?.$ref) {
     throw new Error(`${operationId} ${status} has no JSON schema reference`);
   }
@@ -64,11 +83,18 @@ function schemaRefFor(operationId: OperationId | undefined, status: number): str
 }
 
 /**
- * Validates a body against the schema the spec declares for (operation, status), or against `ErrorResponse` when
- * there is no operation; returns the problems, none when it is valid.
+ * Validates a body against the schema the document of `version` (the first, unless another is given) declares for
+ * (operation, status), or against `ErrorResponse` when there is no operation; returns the problems, none when it is
+ * valid.
  */
-export function specErrors(operationId: OperationId | undefined, status: number, body: unknown): string[] {
-  const ref = schemaRefFor(operationId, status);
+export function specErrors(
+  operationId: OperationId | undefined,
+  status: number,
+  body: unknown,
+  version: ApiVersion = API_VERSION,
+): string[] {
+  const ref = schemaRefFor(operationId, status, version);
+  const { ajv } = validatorOf(version);
   const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
   return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }

@@ -1,13 +1,14 @@
 /**
  * Writes src/generated/spec-facts.ts: the API facts that code needs at run time (the versions, the limits, the status
- * of each error type, ...), read from spec/openapi.yaml, so that no package writes them down again. With `--check`
- * it writes nothing and exits 1 when the committed file differs from what the spec gives.
+ * of each error type, ...), read from the document of each API version (derived from spec/openapi.yaml), so that no
+ * package writes them down again. A fact shared by every version must be the same in each. With `--check` it writes
+ * nothing and exits 1 when the committed file differs from what the spec gives.
  *
  *   tsx scripts/generate-spec-facts.ts [--check]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
+import { loadSpec, type OpenApiDocument, specVersions } from '@apikeys/spec';
 
 const OUTPUT = fileURLToPath(new URL('../src/generated/spec-facts.ts', import.meta.url));
 
@@ -69,14 +70,32 @@ function queryDefaults(document: OpenApiDocument): Record<string, string[]> {
   return defaults;
 }
 
-/** The source of the facts module. */
-function render(document: OpenApiDocument): string {
-  const info = document.info as { version?: string } | undefined;
-  const versions = required(parameterAt(document, 'VendorVersion').schema.enum, 'VendorVersion.schema.enum', (v) =>
-    v.every((item) => typeof item === 'string'),
-  );
-  const apiVersion = required(info?.version, 'info.version', (version) => versions.includes(version));
+/** For each operation, the first version whose document has it. */
+function operationsIntroduced(documents: [string, OpenApiDocument][]): Record<string, string> {
+  const introduced: Record<string, string> = {};
+  for (const [version, document] of documents) {
+    for (const operationId of Object.keys(queryDefaultsAndIds(document))) {
+      introduced[operationId] ??= version;
+    }
+  }
+  return introduced;
+}
 
+/** Every operationId of a document, with the query parameters that have a default. */
+function queryDefaultsAndIds(document: OpenApiDocument): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (typeof operation === 'object' && operation !== null && operation.operationId) {
+        found[operation.operationId] = queryDefaults(document)[operation.operationId] ?? [];
+      }
+    }
+  }
+  return found;
+}
+
+/** The facts every version shares, read from one document. */
+function sharedFacts(document: OpenApiDocument) {
   const limit = parameterAt(document, 'Limit').schema;
   const listLimit = {
     minimum: required(limit.minimum, 'Limit.schema.minimum', isInteger),
@@ -94,7 +113,6 @@ function render(document: OpenApiDocument): string {
     throw new Error('spec/openapi.yaml: ApiKey.name and UpdateApiKeyRequest.name must have the same length bounds');
   }
 
-  const statuses = required(schemaAt(document, 'ApiKeyStatus').enum, 'ApiKeyStatus.enum');
   const errorType = schemaAt(document, 'ErrorType');
   const errorTypes = required(errorType.enum, 'ErrorType.enum') as string[];
   const statusMap = required(errorType['x-http-status'], 'ErrorType.x-http-status') as Record<string, unknown>;
@@ -106,9 +124,45 @@ function render(document: OpenApiDocument): string {
     throw new Error(`spec/openapi.yaml: ErrorType.x-http-status names unknown types: ${extra.join(', ')}`);
   }
   const maxBodyBytes = required(document['x-max-request-body-bytes'], 'x-max-request-body-bytes', isInteger);
+  return { listLimit, nameLength, errorStatuses, maxBodyBytes };
+}
+
+/** The source of the facts module. */
+function render(documents: [string, OpenApiDocument][]): string {
+  const versions = documents.map(([version]) => version);
+  for (const [version, document] of documents) {
+    const info = document.info as { version?: string } | undefined;
+    required(info?.version, `info.version of ${version}`, (value) => value === version);
+    required(
+      parameterAt(document, 'VendorVersion').schema.enum,
+      `VendorVersion.schema.enum of ${version}`,
+      (v) => v.length === 1 && v[0] === version,
+    );
+  }
+  const [first, latest] = [documents[0], documents.at(-1)];
+  if (!first || !latest) {
+    throw new Error('spec/openapi.yaml: declares no version');
+  }
+  const shared = sharedFacts(latest[1]);
+  for (const [version, document] of documents) {
+    if (JSON.stringify(sharedFacts(document)) !== JSON.stringify(shared)) {
+      throw new Error(`spec/openapi.yaml: ${version} changes a fact every version shares (limits, error statuses)`);
+    }
+  }
+  const statusesByVersion = Object.fromEntries(
+    documents.map(([version, document]) => [version, required(schemaAt(document, 'ApiKeyStatus').enum, 'enum')]),
+  );
 
   const json = (value: unknown) => JSON.stringify(value);
-  const defaults = Object.entries(queryDefaults(document))
+  const defaults: Record<string, string[]> = {};
+  for (const [, document] of documents) {
+    for (const [operationId, names] of Object.entries(queryDefaultsAndIds(document))) {
+      if (names.length > 0) {
+        defaults[operationId] = [...new Set([...(defaults[operationId] ?? []), ...names])];
+      }
+    }
+  }
+  const defaultLines = Object.entries(defaults)
     .map(([operationId, names]) => `  ${operationId}: ${names.map(json).join(' | ')};\n`)
     .join('');
   return `/**
@@ -116,38 +170,63 @@ function render(document: OpenApiDocument): string {
  * Do not make direct changes to the file.
  */
 
-import type { components } from './openapi.js';
+import type { VersionTypes } from './versions.js';
 
-type Schemas = components['schemas'];
+/** An API version: a value of the \`vendor-version\` header. */
+export type ApiVersion = keyof VersionTypes;
 
-/** \`info.version\`: the API version this document describes, which a client built on these types sends. */
-export const API_VERSION = ${json(apiVersion)} satisfies components['parameters']['VendorVersion'];
+type StatusOf<Version extends ApiVersion> = VersionTypes[Version]['components']['schemas']['ApiKeyStatus'];
 
-/** Every value the \`vendor-version\` header accepts (\`components.parameters.VendorVersion\`), oldest first. */
-export const API_VERSIONS = ${json(versions)} as const satisfies readonly components['parameters']['VendorVersion'][];
+/** Every API version, oldest first (\`x-api-versions\`); each has a document and types of its own. */
+export const API_VERSIONS = ${json(versions)} as const satisfies readonly ApiVersion[];
 
-/** Every API key status (\`ApiKeyStatus\`), in the order the spec lists them. */
-export const API_KEY_STATUSES = ${json(statuses)} as const satisfies readonly Schemas['ApiKeyStatus'][];
+/** The first API version. The unversioned types (\`paths\`, \`components\`, \`ApiKey\`, ...) describe it. */
+export const API_VERSION = ${json(first[0])} satisfies ApiVersion;
+
+/** The latest API version, which a client sends unless told otherwise. */
+export const LATEST_API_VERSION = ${json(latest[0])} satisfies ApiVersion;
+
+/** For each operation, the version that introduced it; a request of an earlier version cannot call it. */
+export const OPERATION_INTRODUCED_IN = ${json(operationsIntroduced(documents))} as const satisfies Record<
+  string,
+  ApiVersion
+>;
+
+/** Every API key status (\`ApiKeyStatus\`) of the first version, in the order the spec lists them. */
+export const API_KEY_STATUSES = ${json(statusesByVersion[first[0]])} as const satisfies readonly StatusOf<
+  typeof API_VERSION
+>[];
+
+/** Every API key status (\`ApiKeyStatus\`) of each version, in the order the spec lists them. */
+export const API_KEY_STATUSES_BY_VERSION = ${json(statusesByVersion)} as const satisfies {
+  [Version in ApiVersion]: readonly StatusOf<Version>[];
+};
 
 /** The bounds and the default of the \`limit\` query parameter (\`components.parameters.Limit\`). */
-export const LIST_LIMIT = ${json(listLimit)} as const;
+export const LIST_LIMIT = ${json(shared.listLimit)} as const;
 
 /** The length of an API key name, in Unicode code points (\`UpdateApiKeyRequest.name\`, \`ApiKey.name\`). */
-export const API_KEY_NAME_LENGTH = ${json(nameLength)} as const;
+export const API_KEY_NAME_LENGTH = ${json(shared.nameLength)} as const;
 
 /** The largest request body the server reads, in bytes (\`x-max-request-body-bytes\`). */
-export const MAX_REQUEST_BODY_BYTES = ${maxBodyBytes};
+export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};
 
 /** The HTTP status of each error type (\`ErrorType.x-http-status\`). */
-export const ERROR_STATUSES = ${json(errorStatuses)} as const satisfies Record<Schemas['ErrorType'], number>;
+export const ERROR_STATUSES = ${json(shared.errorStatuses)} as const satisfies Record<
+  VersionTypes[ApiVersion]['components']['schemas']['ErrorType'],
+  number
+>;
 
-/** For each operation, the query parameters with a default in the spec, which the request validator fills in. */
+/**
+ * For each operation of any version, the query parameters with a default in the spec, which the request validator
+ * fills in.
+ */
 export interface QueryParameterDefaults {
-${defaults}}
+${defaultLines}}
 `;
 }
 
-const source = render(loadSpec());
+const source = render(specVersions().map((version): [string, OpenApiDocument] => [version, loadSpec(version)]));
 if (process.argv.includes('--check')) {
   const current = readFileSync(OUTPUT, 'utf8');
   if (current !== source) {

@@ -1,22 +1,32 @@
-import { API_VERSION, type ApiKey, type ClientPaths } from '@apikeys/api-types';
+import { API_VERSIONS, type ClientPathsOf, LATEST_API_VERSION, OPERATION_INTRODUCED_IN } from '@apikeys/api-types';
 import createClient from 'openapi-fetch';
-import { ApiError, errorFromResponse } from './errors.js';
+import { ApiError, errorFromResponse, UnsupportedOperationError } from './errors.js';
 import { ApiKeyPage } from './pagination.js';
-import { checkSetting, type FetchFunction, sendWithRetries, type TransportSettings } from './transport.js';
+import {
+  checkSetting,
+  type FetchFunction,
+  type RetryPolicy,
+  sendWithRetries,
+  type TransportSettings,
+} from './transport.js';
 import type {
+  ApiKey,
   ApiKeyId,
   ApiVersion,
+  CreateApiKeyBody,
+  CreatedApiKey,
   GetApiKeyResponse,
+  LatestApiVersion,
   ListApiKeysQuery,
+  RotateApiKeyBody,
+  RotatedApiKey,
   UpdateApiKeyBody,
   UpdateApiKeyResponse,
+  VersionWith,
 } from './types.js';
 
-/**
- * The API version sent in `vendor-version` unless another is chosen: the version of the spec this client's types
- * were generated from.
- */
-export const DEFAULT_API_VERSION: ApiVersion = API_VERSION;
+/** The API version sent in `vendor-version` unless another is chosen: the latest version of the spec. */
+export const DEFAULT_API_VERSION: LatestApiVersion = LATEST_API_VERSION;
 
 /** Defaults of the retry and timeout settings. */
 export const DEFAULTS = {
@@ -32,11 +42,19 @@ export interface AdminClientOptions {
   baseUrl: string;
   /** An organization admin key (`sk-adm-...`), sent as `x-api-key`. */
   apiKey: string;
-  /** The API version, sent as `vendor-version`. Default: `DEFAULT_API_VERSION`. */
+  /**
+   * The API version, sent as `vendor-version` on every request; the client's types follow it. Default:
+   * `DEFAULT_API_VERSION`, the latest.
+   */
+  apiVersion?: ApiVersion;
+  /** @deprecated Use `apiVersion`, which wins when both are given. */
   version?: ApiVersion;
   /** The fetch to use; default `globalThis.fetch`, looked up at each request. */
   fetch?: FetchFunction;
-  /** Retries after the first attempt of a request (connection errors, timeouts, 408, 429, 5xx). Default 2. */
+  /**
+   * Retries after the first attempt of a request (connection errors, timeouts, 408, 429, 5xx; a create or a rotation
+   * only after a 429). Default 2.
+   */
   maxRetries?: number;
   /** Time allowed for each attempt, until the whole response body is read. Default 60 000 ms. */
   timeoutMs?: number;
@@ -54,24 +72,75 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
-/** The operations on the organization's API keys. */
-export interface ApiKeysResource {
+/** The operations on the organization's API keys that every version has. */
+export interface ApiKeysReadWrite<Version extends ApiVersion = LatestApiVersion> {
   /** `listApiKeys`: one page of keys, newest first, which can fetch its neighbours and iterate onwards. */
-  list(query?: ListApiKeysQuery, options?: RequestOptions): Promise<ApiKeyPage>;
+  list(query?: ListApiKeysQuery<Version>, options?: RequestOptions): Promise<ApiKeyPage<Version>>;
   /**
    * Every key matching `query`, fetched page by page: forwards (older) with `after_id` = `last_id`, or backwards
    * (newer) with `before_id` = `first_id` when `query` has a `before_id`.
    */
-  listAll(query?: ListApiKeysQuery, options?: RequestOptions): AsyncGenerator<ApiKey, void, undefined>;
+  listAll(
+    query?: ListApiKeysQuery<Version>,
+    options?: RequestOptions,
+  ): AsyncGenerator<ApiKey<Version>, void, undefined>;
   /** `getApiKey`: one key. */
-  retrieve(apiKeyId: ApiKeyId, options?: RequestOptions): Promise<GetApiKeyResponse>;
-  /** `updateApiKey`: renames a key and/or changes its status; returns the key as updated. */
-  update(apiKeyId: ApiKeyId, body: UpdateApiKeyBody, options?: RequestOptions): Promise<UpdateApiKeyResponse>;
+  retrieve(apiKeyId: ApiKeyId, options?: RequestOptions): Promise<GetApiKeyResponse<Version>>;
+  /**
+   * `updateApiKey`: renames a key and/or changes its status (and from v2026_10_21 its expiry); returns the key as
+   * updated.
+   */
+  update(
+    apiKeyId: ApiKeyId,
+    body: UpdateApiKeyBody<Version>,
+    options?: RequestOptions,
+  ): Promise<UpdateApiKeyResponse<Version>>;
 }
 
-/** A client of the admin API. */
-export interface AdminClient {
-  readonly apiKeys: ApiKeysResource;
+/** `apiKeys.create`, in the versions that have `createApiKey`. */
+export interface ApiKeysCreate<Version extends VersionWith<'createApiKey'> = LatestApiVersion> {
+  /**
+   * `createApiKey`: creates a key and returns it with its secret in `key`. The secret is shown this once: no later
+   * call returns it. Never retried after a failure whose outcome is unknown (a timeout, a 5xx), which could create a
+   * second key: only after a 429.
+   */
+  create(body: CreateApiKeyBody<Version>, options?: RequestOptions): Promise<CreatedApiKey<Version>>;
+}
+
+/** `apiKeys.rotate`, in the versions that have `rotateApiKey`. */
+export interface ApiKeysRotate<Version extends VersionWith<'rotateApiKey'> = LatestApiVersion> {
+  /**
+   * `rotateApiKey`: replaces a key with a new one (new ID and secret, the old key's name, scope, principal and
+   * expiry); the old key keeps working for `grace_period_seconds` (default 0). Returns the new key with its secret in
+   * `key` (shown this once) and the old key as it now is in `rotated_api_key`. Retried only after a 429, as `create`.
+   */
+  rotate(
+    apiKeyId: ApiKeyId,
+    body?: RotateApiKeyBody<Version>,
+    options?: RequestOptions,
+  ): Promise<RotatedApiKey<Version>>;
+}
+
+/** `Methods` when every version of `Version` has the operation; nothing otherwise. */
+type IfOperation<Version extends ApiVersion, OperationId extends string, Methods> = [Version] extends [
+  VersionWith<OperationId>,
+]
+  ? Methods
+  : unknown;
+
+/**
+ * The operations on the organization's API keys in an API version: `list`, `listAll`, `retrieve` and `update` in
+ * every version; `create` and `rotate` only in a version that has `createApiKey` and `rotateApiKey` (v2026_10_21 on).
+ */
+export type ApiKeysResource<Version extends ApiVersion = LatestApiVersion> = ApiKeysReadWrite<Version> &
+  IfOperation<Version, 'createApiKey', ApiKeysCreate<Version & VersionWith<'createApiKey'>>> &
+  IfOperation<Version, 'rotateApiKey', ApiKeysRotate<Version & VersionWith<'rotateApiKey'>>>;
+
+/** A client of the admin API, speaking one API version. */
+export interface AdminClient<Version extends ApiVersion = LatestApiVersion> {
+  /** The API version this client sends in `vendor-version`, and whose types it uses. */
+  readonly apiVersion: Version;
+  readonly apiKeys: ApiKeysResource<Version>;
 }
 
 /** What openapi-fetch resolves with, success or error. */
@@ -116,17 +185,51 @@ function resolveSettings(base: TransportSettings, overrides: RequestOptions = {}
 }
 
 /**
- * Creates a client of the admin API. Every request carries `x-api-key` and `vendor-version`; failed attempts are
- * retried (see `maxRetries`), each attempt is bounded by `timeoutMs`, and every failure is thrown as a subclass of
- * `ApiKeysError`.
+ * The client as it is built, with every method of every version, typed with the union of the versions' shapes; each
+ * overload of `createAdminClient` narrows it to one version. In a version without `createApiKey` or `rotateApiKey`,
+ * `create` and `rotate` are there at run time only to say so (see `checkAvailable`).
  */
-export function createAdminClient(options: AdminClientOptions): AdminClient {
+interface EveryVersionClient {
+  readonly apiVersion: ApiVersion;
+  readonly apiKeys: ApiKeysReadWrite<ApiVersion> &
+    ApiKeysCreate<VersionWith<'createApiKey'>> &
+    ApiKeysRotate<VersionWith<'rotateApiKey'>>;
+}
+
+/**
+ * Whether an API version has an operation: a version the spec lists, no older than the one that introduced the
+ * operation (`OPERATION_INTRODUCED_IN`; the spec has never removed an operation). For the CLI and other callers that
+ * pick the version at run time; a client's own type already says which methods it has.
+ */
+export function hasOperation<OperationId extends keyof typeof OPERATION_INTRODUCED_IN>(
+  version: string,
+  operationId: OperationId,
+): version is VersionWith<OperationId> {
+  const versions: readonly string[] = API_VERSIONS;
+  const index = versions.indexOf(version);
+  return index !== -1 && index >= versions.indexOf(OPERATION_INTRODUCED_IN[operationId]);
+}
+
+/**
+ * Creates a client of the admin API for one API version: `apiVersion`, or the deprecated `version`, or else the
+ * latest. Every request carries `x-api-key` and `vendor-version`; failed attempts are retried (see `maxRetries`),
+ * each attempt is bounded by `timeoutMs`, and every failure is thrown as a subclass of `ApiKeysError`. The client's
+ * types follow the version: a `v2023_06_01` client has no `create` or `rotate`, and its keys have that version's shape.
+ */
+export function createAdminClient<Version extends ApiVersion>(
+  options: AdminClientOptions & { apiVersion?: undefined; version: Version },
+): AdminClient<Version>;
+export function createAdminClient<Version extends ApiVersion = LatestApiVersion>(
+  options: AdminClientOptions & { apiVersion?: Version },
+): AdminClient<Version>;
+export function createAdminClient(options: AdminClientOptions): EveryVersionClient {
   const baseUrl = checkText('baseUrl', options.baseUrl);
   const apiKey = checkText('apiKey', options.apiKey);
   // fetch would refuse such a header value with an error that quotes it: refuse it here, without echoing the key.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
     throw new TypeError('apiKey must be printable ASCII without spaces or line breaks');
   }
+  const apiVersion = options.apiVersion ?? options.version ?? DEFAULT_API_VERSION;
   const defaults = resolveSettings({
     fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
     maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
@@ -135,12 +238,17 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     retryMaxDelayMs: options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs,
   });
 
-  const http = createClient<ClientPaths>({
+  const config = {
     baseUrl,
-    headers: { 'x-api-key': apiKey, 'vendor-version': options.version ?? DEFAULT_API_VERSION },
+    headers: { 'x-api-key': apiKey, 'vendor-version': apiVersion },
     // The API never redirects; following one to another origin would hand it the admin key.
     redirect: 'error',
-  });
+  } as const;
+  // Typed with what every version has (a union of the versions' shapes); the public types narrow it to the version
+  // of this client, whose document the server checks every request and response against.
+  const http = createClient<ClientPathsOf<ApiVersion>>(config);
+  // The same client, typed with the versions that can create and rotate keys; used only when `apiVersion` is one.
+  const lifecycleHttp = createClient<ClientPathsOf<VersionWith<'createApiKey' | 'rotateApiKey'>>>(config);
 
   /**
    * Runs one operation through the retrying transport and returns its parsed body with the final response; turns
@@ -149,12 +257,13 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   async function call<Data>(
     requestOptions: RequestOptions | undefined,
     operation: (init: CallInit) => Promise<FetchResult<Data>>,
+    retryPolicy: RetryPolicy = 'idempotent',
   ): Promise<{ data: Data; response: Response }> {
     const settings = resolveSettings(defaults, requestOptions);
     const final: { response?: Response } = {};
     const init: CallInit = {
       fetch: async (request) => {
-        final.response = await sendWithRetries(request, settings);
+        final.response = await sendWithRetries(request, settings, retryPolicy);
         return final.response;
       },
       ...(requestOptions?.signal === undefined ? {} : { signal: requestOptions.signal }),
@@ -187,18 +296,35 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     return { data, response };
   }
 
-  async function list(query: ListApiKeysQuery = {}, requestOptions?: RequestOptions): Promise<ApiKeyPage> {
+  /**
+   * Refuses, before anything is sent, a method whose operation this client's version does not have. A version the
+   * spec does not list is left to the server to judge.
+   */
+  function checkAvailable(method: string, operationId: keyof typeof OPERATION_INTRODUCED_IN): void {
+    if ((API_VERSIONS as readonly string[]).includes(apiVersion) && !hasOperation(apiVersion, operationId)) {
+      throw new UnsupportedOperationError(
+        `apiKeys.${method} (${operationId}) is available from API version ${OPERATION_INTRODUCED_IN[operationId]}; ` +
+          `this client uses API version ${apiVersion}`,
+        { operationId, introducedIn: OPERATION_INTRODUCED_IN[operationId], apiVersion },
+      );
+    }
+  }
+
+  async function list(
+    query: ListApiKeysQuery<ApiVersion> = {},
+    requestOptions?: RequestOptions,
+  ): Promise<ApiKeyPage<ApiVersion>> {
     const { data, response } = await call(requestOptions, (init) =>
       http.GET('/v1/organizations/api_keys', { params: { query }, ...init }),
     );
-    return new ApiKeyPage(data, {
+    return new ApiKeyPage<ApiVersion>(data, {
       query: { ...query },
       requestId: response.headers.get('request-id') ?? undefined,
       fetchPage: (next) => list(next, requestOptions),
     });
   }
 
-  const apiKeys: ApiKeysResource = {
+  const apiKeys: EveryVersionClient['apiKeys'] = {
     list,
 
     async *listAll(query, requestOptions) {
@@ -220,7 +346,34 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
       );
       return data;
     },
+
+    async create(body, requestOptions) {
+      checkAvailable('create', 'createApiKey');
+      const { data } = await call(
+        requestOptions,
+        (init) => lifecycleHttp.POST('/v1/organizations/api_keys', { body, ...init }),
+        'not-idempotent',
+      );
+      return data;
+    },
+
+    async rotate(apiKeyId, body, requestOptions) {
+      checkAvailable('rotate', 'rotateApiKey');
+      const path = { api_key_id: checkApiKeyId(apiKeyId) };
+      const { data } = await call(
+        requestOptions,
+        (init) =>
+          lifecycleHttp.POST('/v1/organizations/api_keys/{api_key_id}/rotate', {
+            params: { path },
+            // Without a body the server applies the spec's default grace period; see RotateApiKeyBody for the cast.
+            ...(body === undefined ? {} : { body: body as Required<RotateApiKeyBody> }),
+            ...init,
+          }),
+        'not-idempotent',
+      );
+      return data;
+    },
   };
 
-  return { apiKeys };
+  return { apiVersion, apiKeys };
 }

@@ -1,7 +1,7 @@
 import { ERROR_STATUSES, type ErrorType } from '@apikeys/api-types';
 
 /** Errors the client detects itself, with no error body from the server. */
-export type ClientErrorType = 'connection_error' | 'timeout_error' | 'pagination_error';
+export type ClientErrorType = 'connection_error' | 'timeout_error' | 'pagination_error' | 'unsupported_operation_error';
 
 /** The `type` of every error this client throws: the spec's error types plus the client's own. */
 export type ApiKeysErrorType = ErrorType | ClientErrorType;
@@ -113,6 +113,35 @@ export class TimeoutError extends clientErrorOf('timeout_error', 'TimeoutError')
 
 /** Auto-pagination stopped because the server broke the cursor contract (a repeated cursor, say). */
 export class PaginationError extends clientErrorOf('pagination_error', 'PaginationError') {}
+
+/** What an `UnsupportedOperationError` knows: the operation, the version that introduced it, the client's version. */
+export interface UnsupportedOperationDetails {
+  operationId: string;
+  introducedIn: string;
+  apiVersion: string;
+}
+
+/**
+ * A method of a later API version was called on a client of an earlier one (`apiKeys.create` on a `v2023_06_01`
+ * client, say); nothing was sent. The message names the version that introduced the operation.
+ */
+export class UnsupportedOperationError extends clientErrorOf(
+  'unsupported_operation_error',
+  'UnsupportedOperationError',
+) {
+  readonly operationId: string;
+  /** The API version that introduced the operation. */
+  readonly introducedIn: string;
+  /** The API version of the client. */
+  readonly apiVersion: string;
+
+  constructor(message: string, details: UnsupportedOperationDetails) {
+    super(message);
+    this.operationId = details.operationId;
+    this.introducedIn = details.introducedIn;
+    this.apiVersion = details.apiVersion;
+  }
+}
 
 /** The class of each spec error type. No default: a new error type in the spec fails compilation here. */
 export function errorClassFor(type: ErrorType): ResponseErrorClass {

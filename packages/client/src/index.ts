@@ -1,10 +1,14 @@
 export {
   type AdminClient,
   type AdminClientOptions,
+  type ApiKeysCreate,
+  type ApiKeysReadWrite,
   type ApiKeysResource,
+  type ApiKeysRotate,
   createAdminClient,
   DEFAULT_API_VERSION,
   DEFAULTS,
+  hasOperation,
   type RequestOptions,
 } from './client.js';
 export {
@@ -25,6 +29,8 @@ export {
   type ResponseErrorDetails,
   ServiceUnavailableError,
   TimeoutError,
+  type UnsupportedOperationDetails,
+  UnsupportedOperationError,
 } from './errors.js';
 export { ApiKeyPage, type PageDirection } from './pagination.js';
 export { type FetchFunction, MAX_RETRY_AFTER_MS } from './transport.js';

@@ -1,6 +1,5 @@
-import type { ApiKey } from '@apikeys/api-types';
 import { PaginationError } from './errors.js';
-import type { ListApiKeysQuery, ListApiKeysResponse } from './types.js';
+import type { ApiKey, ApiVersion, LatestApiVersion, ListApiKeysQuery, ListApiKeysResponse } from './types.js';
 
 /**
  * The direction a page was fetched in: `after` pages (no cursor, or `after_id`) go towards older keys, `before`
@@ -9,10 +8,19 @@ import type { ListApiKeysQuery, ListApiKeysResponse } from './types.js';
 export type PageDirection = 'after' | 'before';
 
 /** Fetches the page for a query; the page object uses it to fetch its neighbours. */
-export type FetchPage = (query: ListApiKeysQuery) => Promise<ApiKeyPage>;
+export type FetchPage<Version extends ApiVersion = LatestApiVersion> = (
+  query: ListApiKeysQuery<Version>,
+) => Promise<ApiKeyPage<Version>>;
+
+/** The fields of a page besides `data`, the same in every version. */
+type PageFields = Omit<ListApiKeysResponse<ApiVersion>, 'data'>;
 
 /** The query for the page beside a cursor: the same filters and limit, and only that cursor. */
-function queryWithCursor(query: ListApiKeysQuery, direction: PageDirection, cursor: string): ListApiKeysQuery {
+function queryWithCursor<Version extends ApiVersion>(
+  query: ListApiKeysQuery<Version>,
+  direction: PageDirection,
+  cursor: string,
+): ListApiKeysQuery<Version> {
   const { before_id: _beforeId, after_id: _afterId, ...rest } = query;
   return direction === 'after' ? { ...rest, after_id: cursor } : { ...rest, before_id: cursor };
 }
@@ -22,20 +30,22 @@ function queryWithCursor(query: ListApiKeysQuery, direction: PageDirection, curs
  * and the means to fetch its neighbours. Iterating it with `for await` yields every key from this page on, following
  * the cursors in the page's direction.
  */
-export class ApiKeyPage implements ListApiKeysResponse, AsyncIterable<ApiKey> {
-  readonly data: ApiKey[];
-  readonly has_more: boolean;
-  readonly first_id: string | null;
-  readonly last_id: string | null;
+export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion>
+  implements PageFields, AsyncIterable<ApiKey<Version>>
+{
+  readonly data: ApiKey<Version>[];
+  readonly has_more: PageFields['has_more'];
+  readonly first_id: PageFields['first_id'];
+  readonly last_id: PageFields['last_id'];
   /** The query that fetched this page, cursor included. */
-  readonly query: ListApiKeysQuery;
+  readonly query: ListApiKeysQuery<Version>;
   /** The `request-id` of the response. */
   readonly requestId: string | undefined;
-  readonly #fetchPage: FetchPage;
+  readonly #fetchPage: FetchPage<Version>;
 
   constructor(
-    body: ListApiKeysResponse,
-    context: { query: ListApiKeysQuery; requestId: string | undefined; fetchPage: FetchPage },
+    body: PageFields & { data: ApiKey<Version>[] },
+    context: { query: ListApiKeysQuery<Version>; requestId: string | undefined; fetchPage: FetchPage<Version> },
   ) {
     this.data = body.data;
     this.has_more = body.has_more;
@@ -57,7 +67,7 @@ export class ApiKeyPage implements ListApiKeysResponse, AsyncIterable<ApiKey> {
   }
 
   /** The next (older) page, fetched with `after_id` = `last_id` and the same filters; null when there is none. */
-  nextPage(): Promise<ApiKeyPage | null> {
+  nextPage(): Promise<ApiKeyPage<Version> | null> {
     return this.#neighbour('after');
   }
 
@@ -65,11 +75,11 @@ export class ApiKeyPage implements ListApiKeysResponse, AsyncIterable<ApiKey> {
    * The previous (newer) page, fetched with `before_id` = `first_id` and the same filters; null when there is none.
    * A page fetched without a cursor is the newest, so it has no previous page.
    */
-  previousPage(): Promise<ApiKeyPage | null> {
+  previousPage(): Promise<ApiKeyPage<Version> | null> {
     return this.#neighbour('before');
   }
 
-  async #neighbour(direction: PageDirection): Promise<ApiKeyPage | null> {
+  async #neighbour(direction: PageDirection): Promise<ApiKeyPage<Version> | null> {
     const cursor = direction === 'after' ? this.last_id : this.first_id;
     if (cursor === null) {
       return null;
@@ -92,14 +102,14 @@ export class ApiKeyPage implements ListApiKeysResponse, AsyncIterable<ApiKey> {
    * page reversed), so the keys come out in one consistent order. Throws a `PaginationError` rather than loop when
    * the server hands out a cursor it has handed out before.
    */
-  async *[Symbol.asyncIterator](): AsyncGenerator<ApiKey, void, undefined> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<ApiKey<Version>, void, undefined> {
     const direction = this.direction;
     const seen = new Set<string>();
     const start = direction === 'after' ? this.query.after_id : this.query.before_id;
     if (start !== undefined) {
       seen.add(start);
     }
-    let page: ApiKeyPage = this;
+    let page: ApiKeyPage<Version> = this;
     for (;;) {
       yield* direction === 'after' ? page.data : [...page.data].reverse();
       if (!page.has_more) {
@@ -120,7 +130,7 @@ export class ApiKeyPage implements ListApiKeysResponse, AsyncIterable<ApiKey> {
   }
 
   /** The response body, as the API sent it. */
-  toJSON(): ListApiKeysResponse {
+  toJSON(): PageFields & { data: ApiKey<Version>[] } {
     return { data: this.data, has_more: this.has_more, first_id: this.first_id, last_id: this.last_id };
   }
 }

@@ -15,6 +15,14 @@ export interface TransportSettings {
   retryMaxDelayMs: number;
 }
 
+/**
+ * Which failures a request may be retried after. `idempotent` requests (reads, and updates, which set fields to
+ * values) after any retryable one. `not-idempotent` ones (a create, a rotation) only after a 429, which changes
+ * nothing: after a timeout, a dropped connection or a 5xx, the first attempt may have taken effect, and a second
+ * would create a second key whose secret the first answer never showed.
+ */
+export type RetryPolicy = 'idempotent' | 'not-idempotent';
+
 /** A `retry-after` longer than this is not waited for: the error is thrown at once. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -34,9 +42,9 @@ export function checkSetting(name: string, value: number, { min, integer }: { mi
   return value;
 }
 
-/** 408, 429 and 5xx are worth another attempt; other statuses are final. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
+/** 408, 429 and 5xx are worth another attempt; other statuses are final. A request that is not idempotent: 429 only. */
+export function isRetryableStatus(status: number, policy: RetryPolicy = 'idempotent'): boolean {
+  return status === 429 || (policy === 'idempotent' && (status === 408 || status >= 500));
 }
 
 /** `retry-after` in milliseconds: delay-seconds (fractions allowed) or an HTTP date; undefined if absent or bad. */
@@ -156,12 +164,16 @@ async function attempt(request: Request, settings: TransportSettings): Promise<R
 }
 
 /**
- * Sends `request`, retrying connection errors, timeouts, 408, 429 and 5xx up to `maxRetries` times with exponential
- * backoff and jitter, or after the `retry-after` the server asked for. Resolves with the final response, whatever its
- * status; rejects with `ConnectionError` or `TimeoutError` when no response arrived, or with the abort reason of
- * `request.signal` when the caller aborted.
+ * Sends `request`, retrying connection errors, timeouts, 408, 429 and 5xx (only 429 for a request that is not
+ * idempotent) up to `maxRetries` times with exponential backoff and jitter, or after the `retry-after` the server
+ * asked for. Resolves with the final response, whatever its status; rejects with `ConnectionError` or `TimeoutError`
+ * when no response arrived, or with the abort reason of `request.signal` when the caller aborted.
  */
-export async function sendWithRetries(request: Request, settings: TransportSettings): Promise<Response> {
+export async function sendWithRetries(
+  request: Request,
+  settings: TransportSettings,
+  policy: RetryPolicy = 'idempotent',
+): Promise<Response> {
   const callerSignal = request.signal;
   for (let attemptNumber = 0; ; attemptNumber += 1) {
     callerSignal.throwIfAborted();
@@ -176,13 +188,13 @@ export async function sendWithRetries(request: Request, settings: TransportSetti
         error instanceof TimeoutError
           ? error
           : new ConnectionError(`connection error: ${describe(error)}`, { cause: error });
-      if (attemptNumber >= settings.maxRetries) {
+      if (attemptNumber >= settings.maxRetries || policy !== 'idempotent') {
         throw failure;
       }
       await sleep(backoffDelay(attemptNumber, settings), callerSignal);
       continue;
     }
-    if (!isRetryableStatus(response.status) || attemptNumber >= settings.maxRetries) {
+    if (!isRetryableStatus(response.status, policy) || attemptNumber >= settings.maxRetries) {
       return response;
     }
     const delay = retryDelay(response, attemptNumber, settings);

@@ -1,35 +1,99 @@
-import type { operations } from '@apikeys/api-types';
+import type { ApiVersion, LATEST_API_VERSION, OperationIdOf, OperationsOf, SchemasOf } from '@apikeys/api-types';
 
-export type {
-  ApiKey,
-  ApiKeyList,
-  ApiKeyStatus,
-  CreatedBy,
-  ErrorResponse,
-  ErrorType,
-  UpdateApiKeyRequest,
-} from '@apikeys/api-types';
+export type { ApiVersion, ErrorResponse, ErrorType } from '@apikeys/api-types';
 
-type ListApiKeys = operations['listApiKeys'];
-type GetApiKey = operations['getApiKey'];
-type UpdateApiKey = operations['updateApiKey'];
+// Every type below is generic over the API version and, like the client, describes the latest version unless told
+// otherwise: `ApiKey` is a key of v2026_10_21, `ApiKey<typeof API_VERSION>` one of the first version. (The
+// unversioned names of @apikeys/api-types describe the first version instead.) A union of versions gives what every
+// one of them has.
+
+/** The latest API version, which a client speaks unless told otherwise. */
+export type LatestApiVersion = typeof LATEST_API_VERSION;
+
+/** The API versions that have an operation (every one of a union): the version that introduced it and later ones. */
+export type VersionWith<OperationId extends string> = {
+  [Version in ApiVersion]: [OperationId] extends [OperationIdOf<Version>] ? Version : never;
+}[ApiVersion];
+
+/** An operation of a version, or `never` where the version does not have it. */
+type OperationOf<Version extends ApiVersion, OperationId extends string> =
+  OperationId extends OperationIdOf<Version> ? OperationsOf<Version>[OperationId] : never;
+
+/** The JSON body an operation takes. */
+type JsonBodyOf<Operation> = Operation extends { requestBody?: { content: { 'application/json': infer Body } } }
+  ? Body
+  : never;
+
+/** The JSON body of an operation's `200`. */
+type JsonResultOf<Operation> = Operation extends {
+  responses: { 200: { content: { 'application/json': infer Result } } };
+}
+  ? Result
+  : never;
+
+/** An API key. */
+export type ApiKey<Version extends ApiVersion = LatestApiVersion> = SchemasOf<Version>['ApiKey'];
+/** One page of API keys, as `listApiKeys` returns it. */
+export type ApiKeyList<Version extends ApiVersion = LatestApiVersion> = SchemasOf<Version>['ApiKeyList'];
+/** The status of an API key (`expired` from v2026_10_21). */
+export type ApiKeyStatus<Version extends ApiVersion = LatestApiVersion> = SchemasOf<Version>['ApiKeyStatus'];
+/** The actor that created an API key. */
+export type CreatedBy<Version extends ApiVersion = LatestApiVersion> = SchemasOf<Version>['CreatedBy'];
+/** The body of `updateApiKey`, as the spec names it. */
+export type UpdateApiKeyRequest<Version extends ApiVersion = LatestApiVersion> =
+  SchemasOf<Version>['UpdateApiKeyRequest'];
 
 /** The query of `listApiKeys`: cursors (`before_id` or `after_id`), `limit` and filters. */
-export type ListApiKeysQuery = NonNullable<ListApiKeys['parameters']['query']>;
+export type ListApiKeysQuery<Version extends ApiVersion = LatestApiVersion> = NonNullable<
+  OperationOf<Version, 'listApiKeys'>['parameters']['query']
+>;
 /** The filters of `listApiKeys`, which every page of a walk sends again. */
-export type ListApiKeysFilters = Omit<ListApiKeysQuery, 'before_id' | 'after_id'>;
+export type ListApiKeysFilters<Version extends ApiVersion = LatestApiVersion> = Omit<
+  ListApiKeysQuery<Version>,
+  'before_id' | 'after_id'
+>;
 /** The body of a `200` from `listApiKeys`: one page of keys. */
-export type ListApiKeysResponse = ListApiKeys['responses'][200]['content']['application/json'];
+export type ListApiKeysResponse<Version extends ApiVersion = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'listApiKeys'>
+>;
 
-/** The ID of an API key, as the `api_key_id` path parameter takes it. */
-export type ApiKeyId = GetApiKey['parameters']['path']['api_key_id'];
+/** The ID of an API key, as the `api_key_id` path parameter takes it (the same in every version). */
+export type ApiKeyId = OperationOf<ApiVersion, 'getApiKey'>['parameters']['path']['api_key_id'];
 /** The body of a `200` from `getApiKey`. */
-export type GetApiKeyResponse = GetApiKey['responses'][200]['content']['application/json'];
+export type GetApiKeyResponse<Version extends ApiVersion = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'getApiKey'>
+>;
 
-/** The body `updateApiKey` takes: `name` omitted (unchanged) or set; `status` omitted or `null` (unchanged) or set. */
-export type UpdateApiKeyBody = UpdateApiKey['requestBody']['content']['application/json'];
+/**
+ * The body `updateApiKey` takes: each field omitted (unchanged) or set; `status` (and from v2026_10_21 `name`) may be
+ * `null` (unchanged); from v2026_10_21, `expires_at` sets the expiry, or removes it with `null`.
+ */
+export type UpdateApiKeyBody<Version extends ApiVersion = LatestApiVersion> = JsonBodyOf<
+  OperationOf<Version, 'updateApiKey'>
+>;
 /** The body of a `200` from `updateApiKey`: the key as updated. */
-export type UpdateApiKeyResponse = UpdateApiKey['responses'][200]['content']['application/json'];
+export type UpdateApiKeyResponse<Version extends ApiVersion = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'updateApiKey'>
+>;
 
-/** The API versions the spec accepts in the `vendor-version` header. */
-export type ApiVersion = GetApiKey['parameters']['header']['vendor-version'];
+/** The body `createApiKey` takes (v2026_10_21 on): `name`, and optionally `workspace_id`, `expires_at`, `principal`. */
+export type CreateApiKeyBody<Version extends VersionWith<'createApiKey'> = LatestApiVersion> = JsonBodyOf<
+  OperationOf<Version, 'createApiKey'>
+>;
+/** The body of a `200` from `createApiKey`: the new key, with its secret in `key` (shown this once). */
+export type CreatedApiKey<Version extends VersionWith<'createApiKey'> = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'createApiKey'>
+>;
+
+/**
+ * The body `rotateApiKey` takes (from v2026_10_21): `grace_period_seconds`, which may be omitted. `Partial` because
+ * openapi-typescript makes a property with a default required (its `defaultNonNullable`), which holds for the
+ * responses the server fills in, not for a request, where the server applies the default.
+ */
+export type RotateApiKeyBody<Version extends VersionWith<'rotateApiKey'> = LatestApiVersion> = Partial<
+  JsonBodyOf<OperationOf<Version, 'rotateApiKey'>>
+>;
+/** The body of a `200` from `rotateApiKey`: the new key with its secret in `key`, and `rotated_api_key`, the old. */
+export type RotatedApiKey<Version extends VersionWith<'rotateApiKey'> = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'rotateApiKey'>
+>;

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { API_VERSION, startTestServer, type TestServer } from '@apikeys/server/testing';
+import { LATEST_API_VERSION } from '@apikeys/api-types';
+import { startTestServer, type TestServer } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Asynchronous on purpose: the API server the packed client talks to runs in this process.
@@ -71,7 +72,7 @@ describe('the built package', () => {
     expect(specifiers(code)).not.toContain('@apikeys/api-types');
     expect(code).not.toMatch(/@apikeys\/api-types/);
     // The version the client sends by default is in the bundle itself.
-    expect(code).toContain(JSON.stringify(API_VERSION));
+    expect(code).toContain(JSON.stringify(LATEST_API_VERSION));
     expect(filesUnder(distDir)).toContain('index.d.ts');
     expect(readFileSync(join(distDir, 'index.d.ts'), 'utf8')).toMatch(/\bcreateAdminClient\b/);
   });
@@ -150,7 +151,7 @@ describe('the packed package, in plain Node', () => {
     expect(result.exports).toEqual(
       expect.arrayContaining(['createAdminClient', 'ApiKeyPage', 'ApiKeysError', 'NotFoundError', 'TimeoutError']),
     );
-    expect(result.defaultVersion).toBe(API_VERSION);
+    expect(result.defaultVersion).toBe(LATEST_API_VERSION);
     expect(result.page).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
     expect(result.notFound).toEqual({ isNotFound: true, status: 404, type: 'not_found_error' });
   });

@@ -1,7 +1,12 @@
-import type { ApiKey } from '@apikeys/api-types';
-import { startTestServer, type TestServer } from '@apikeys/server/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiKeyPage, createAdminClient, type ListApiKeysQuery, PaginationError } from '../src/index.js';
+import { API_VERSION, startTestServer, type TestServer } from '@apikeys/server/testing';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  type ApiKey,
+  type ApiKeyPage,
+  createAdminClient,
+  type ListApiKeysQuery,
+  PaginationError,
+} from '../src/index.js';
 import { observedFetch } from './support/observed-fetch.js';
 import { startScriptedServer } from './support/scripted-server.js';
 
@@ -218,6 +223,45 @@ describe('ApiKeyPage', () => {
     const keys = await collect(page);
 
     expect(ids(keys)).toEqual(ids(all.slice(401)));
+  });
+});
+
+describe('a client of 2023-06-01', () => {
+  function oldClientWithLog() {
+    const { fetch, sent } = observedFetch();
+    const client = createAdminClient({ baseUrl: server.baseUrl, apiKey: adminKey, apiVersion: API_VERSION, fetch });
+    return { client, sent };
+  }
+
+  it('walks every key with listAll, in the same order as the latest version, re-sending its filters', async () => {
+    const { client, sent } = oldClientWithLog();
+
+    const keys: ApiKey<typeof API_VERSION>[] = [];
+    for await (const key of client.apiKeys.listAll({ limit: LIMIT, workspace_id: 'wrkspc_seed1' })) {
+      keys.push(key);
+    }
+
+    const expected = await everyKey({ workspace_id: 'wrkspc_seed1' });
+    expect(keys.map((key) => key.id)).toEqual(ids(expected));
+    expect(keys.every((key) => key.workspace_id === 'wrkspc_seed1')).toBe(true);
+    expect(sent).toHaveLength(Math.ceil(expected.length / LIMIT));
+    for (const request of sent) {
+      expect(request.headers.get('vendor-version')).toBe(API_VERSION);
+      expect(request.url.searchParams.get('workspace_id')).toBe('wrkspc_seed1');
+    }
+  });
+
+  it('pages with nextPage() and previousPage(), its pages typed with its own key shape', async () => {
+    const { client } = oldClientWithLog();
+
+    const first = await client.apiKeys.list({ limit: LIMIT });
+    const second = await first.nextPage();
+    const back = await second?.previousPage();
+
+    expect(second?.data.map((key) => key.id)).toEqual(ids(all.slice(LIMIT, 2 * LIMIT)));
+    expect(back?.data.map((key) => key.id)).toEqual(ids(all.slice(0, LIMIT)));
+    expectTypeOf(first).toEqualTypeOf<ApiKeyPage<typeof API_VERSION>>();
+    expectTypeOf(first.data).toEqualTypeOf<ApiKey<typeof API_VERSION>[]>();
   });
 });
 

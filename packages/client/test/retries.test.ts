@@ -1,5 +1,5 @@
-import type { ApiKey } from '@apikeys/api-types';
-import { API_VERSION, closedPort, startTestServer } from '@apikeys/server/testing';
+import { type ApiKey, LATEST_API_VERSION } from '@apikeys/api-types';
+import { closedPort, startTestServer } from '@apikeys/server/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -149,7 +149,7 @@ describe('retries', () => {
       ['POST', `/v1/organizations/api_keys/${KEY.id}`, '{"name":"renamed","status":"inactive"}'],
     ]);
     expect(server.requests[1]?.headers['x-api-key']).toBe('sk-adm-test');
-    expect(server.requests[1]?.headers['vendor-version']).toBe(API_VERSION);
+    expect(server.requests[1]?.headers['vendor-version']).toBe(LATEST_API_VERSION);
   });
 
   it('retries a dropped connection', async () => {
@@ -158,6 +158,68 @@ describe('retries', () => {
     await expect(clientOf(server).apiKeys.retrieve(KEY.id)).resolves.toEqual(KEY);
 
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('creating and rotating keys, which are not idempotent', () => {
+  const CREATED = { status: 200, body: { ...KEY, key: `sk-api-${'A'.repeat(49)}` } } as const;
+  const ROTATE_PATH = `/v1/organizations/api_keys/${KEY.id}/rotate`;
+
+  it.each([
+    ['a 503', unavailable()],
+    ['a 500', { status: 500, body: '' }],
+    ['a 408', { status: 408, body: '' }],
+  ] as const)('are not retried after %s, whose outcome is unknown', async (_case, action: Action) => {
+    const server = await serve([action]);
+    const client = clientOf(server);
+
+    await expect(client.apiKeys.create({ name: 'once' })).rejects.toBeInstanceOf(ApiKeysError);
+    await expect(client.apiKeys.rotate(KEY.id)).rejects.toBeInstanceOf(ApiKeysError);
+
+    expect(server.requests.map((request) => [request.method, request.url])).toEqual([
+      ['POST', '/v1/organizations/api_keys'],
+      ['POST', ROTATE_PATH],
+    ]);
+  });
+
+  it('are not retried after a dropped connection or a timeout', async () => {
+    const dropped = await serve([{ destroy: true }, CREATED]);
+
+    await expect(clientOf(dropped).apiKeys.create({ name: 'once' })).rejects.toThrow(ConnectionError);
+    expect(dropped.requests).toHaveLength(1);
+    await dropped.close();
+
+    const hanging = await serve([{ hang: true }, CREATED]);
+    await expect(clientOf(hanging, { timeoutMs: 100 }).apiKeys.rotate(KEY.id)).rejects.toThrow(TimeoutError);
+    expect(hanging.requests).toHaveLength(1);
+  });
+
+  it('are retried after a 429, which changes nothing, sending the same body again', async () => {
+    const server = await serve([rateLimited(), CREATED, rateLimited(), CREATED]);
+    const client = clientOf(server);
+
+    await expect(client.apiKeys.create({ name: 'after 429' })).resolves.toEqual(CREATED.body);
+    await expect(client.apiKeys.rotate(KEY.id, { grace_period_seconds: 60 })).resolves.toEqual(CREATED.body);
+
+    expect(server.requests.map((request) => [request.url, request.body])).toEqual([
+      ['/v1/organizations/api_keys', '{"name":"after 429"}'],
+      ['/v1/organizations/api_keys', '{"name":"after 429"}'],
+      [ROTATE_PATH, '{"grace_period_seconds":60}'],
+      [ROTATE_PATH, '{"grace_period_seconds":60}'],
+    ]);
+  });
+
+  it('sends a rotation without a grace period with no body, and one with it as JSON', async () => {
+    const server = await serve([CREATED]);
+    const client = clientOf(server);
+
+    await client.apiKeys.rotate(KEY.id);
+    await client.apiKeys.rotate(KEY.id, { grace_period_seconds: 0 });
+
+    expect(server.requests.map((request) => [request.body, request.headers['content-type']])).toEqual([
+      ['', undefined],
+      ['{"grace_period_seconds":0}', 'application/json'],
+    ]);
   });
 });
 

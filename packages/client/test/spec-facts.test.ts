@@ -2,7 +2,7 @@
 // the spec. These tests read the spec itself, so that a copy of one of those facts in the client, or generated facts
 // that are out of date, fail here.
 import type { ErrorType } from '@apikeys/api-types';
-import { loadSpec } from '@apikeys/spec';
+import { loadSpec, specVersions } from '@apikeys/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -20,12 +20,14 @@ import {
 import { type ScriptedServer, startScriptedServer } from './support/scripted-server.js';
 
 const spec = loadSpec();
-const info = spec.info as { version: string };
+/** The document of the latest version, the last the spec lists, which the client speaks by default. */
+const latest = loadSpec(specVersions().at(-1));
+const info = latest.info as { version: string };
 const errorTypeSchema = spec.components.schemas?.ErrorType as {
   enum: string[];
   'x-http-status': Record<string, number>;
 };
-const vendorVersion = spec.components.parameters?.VendorVersion as { schema: { enum: string[] } };
+const vendorVersion = latest.components.parameters?.VendorVersion as { schema: { enum: string[] } };
 /** The statuses the spec gives error types. */
 const mappedStatuses = Object.values(errorTypeSchema['x-http-status']);
 

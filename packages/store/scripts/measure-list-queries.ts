@@ -1,21 +1,24 @@
 /**
- * Measures every list query shape (each filter combination, each cursor direction) at a small and a large
- * collection, on the indexes of 0001 ("before") and of the latest migration ("after"), and prints µs per list call
- * and the large/small ratio. Every schema and size gets a freshly seeded database, and seeding is timed; the calls
- * of one shape take turns between all the databases, so that load from outside hits them alike. Cursors are key
- * IDs sampled uniformly over the collection, as in the benchmark suite. On PostgreSQL it also explains each call's
- * queries, for the buffers they read (which no outside load disturbs) and the server's execution time.
+ * Measures every list query shape (each filter combination, the status sets among them, each cursor direction) at a
+ * small and a large collection on the latest migration, and prints µs per list call and the large/small ratio.
+ * Each size gets a freshly seeded database (the seed's mix of expiries and principals included), and seeding is
+ * timed; the calls of one shape take turns between the databases, so that load from outside hits them alike.
+ * Cursors are key IDs sampled uniformly over the collection, as in the benchmark suite. On PostgreSQL it also
+ * explains each call's queries, for the buffers they read (which no outside load disturbs) and the server's
+ * execution time. At the end it times the newest migration on the large database: down, then up again.
  *
  *   npx tsx scripts/measure-list-queries.ts [--engine sqlite|postgres|both] [--small 10000] [--large 1000000]
- *     [--rounds 5] [--queries 1000] [--clock wall|cpu] [--dir /tmp/apikeys-list-measure] [--schemas before,after]
+ *     [--rounds 5] [--queries 1000] [--clock wall|cpu] [--dir /tmp/apikeys-list-measure] [--filters expired,...]
  *
- * `--clock cpu` counts this process's CPU time instead of the wall clock: steadier on a busy machine, and the
- * same thing for SQLite (in process), but blind to the PostgreSQL server's work. After measuring "before", the
- * large database is upgraded to the latest migration and the upgrade is timed.
+ * `--filters` names the filter shapes to measure (test/list-query-shapes.ts), all by default. `--clock cpu` counts
+ * this process's CPU time instead of the wall clock: steadier on a busy machine, and the same thing for SQLite (in
+ * process), but blind to the PostgreSQL server's work.
+ *
+ * The store runs on the latest schema only; the list indexes of earlier migrations were measured with earlier
+ * versions of this script (docs/benchmarks.md).
  *
  * PostgreSQL runs on TEST_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres) in databases
- * named apikeys_idx_measure_*, dropped at the end; run `--schemas before` and `--schemas after` apart to keep two
- * large databases from sharing its buffer cache. Its wall-clock times include planning: the store's named
+ * named apikeys_idx_measure_*, dropped at the end. Its wall-clock times include planning: the store's named
  * statements are planned anew at each call until PostgreSQL settles on a generic plan, and it may do so at one
  * size and not at the other. SQLite files go to --dir and are deleted at the end.
  */
@@ -30,14 +33,13 @@ import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { openPostgresStore } from '../src/postgres/open-postgres-store.js';
 import { openSqliteStore } from '../src/sqlite/open-sqlite-store.js';
 import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
-import { CURSOR_SHAPES, FILTER_SHAPES } from '../test/list-query-shapes.js';
+import { CURSOR_SHAPES, FILTER_SHAPES, ROW_CHECKED_STATUS_SHAPES } from '../test/list-query-shapes.js';
 import { migrationNames } from '../testing/index.js';
 import { databaseUrl, onPostgres } from '../testing/postgres.js';
 import { TEST_POSTGRES_URL } from '../testing/postgres-available.js';
 import { explainPostgres, explainSqlite, planNodes } from '../testing/query-plans.js';
 
 type Engine = 'sqlite' | 'postgres';
-type SchemaLabel = 'before' | 'after';
 type CursorShape = (typeof CURSOR_SHAPES)[number];
 
 const { values: args } = parseArgs({
@@ -49,7 +51,7 @@ const { values: args } = parseArgs({
     clock: { type: 'string', default: 'wall' },
     queries: { type: 'string', default: '1000' },
     dir: { type: 'string', default: '/tmp/apikeys-list-measure' },
-    schemas: { type: 'string', default: 'before,after' },
+    filters: { type: 'string' },
   },
 });
 
@@ -60,17 +62,22 @@ const QUERIES = Number(args.queries);
 const WARMUP = Math.min(200, QUERIES);
 const LIMIT = 20;
 const ENGINES: Engine[] = args.engine === 'both' ? ['sqlite', 'postgres'] : [args.engine as Engine];
-const SCHEMAS = args.schemas.split(',') as SchemaLabel[];
 const CPU_CLOCK = args.clock === 'cpu';
+const ALL_SHAPES = [...FILTER_SHAPES, ...ROW_CHECKED_STATUS_SHAPES];
+const SHAPES = args.filters
+  ? args.filters.split(',').map((name) => {
+      const shape = ALL_SHAPES.find(([shapeName]) => shapeName === name.trim());
+      if (!shape) {
+        throw new Error(
+          `no filter shape "${name}"; the shapes: ${ALL_SHAPES.map(([shapeName]) => shapeName).join(', ')}`,
+        );
+      }
+      return shape;
+    })
+  : ALL_SHAPES;
 
 function print(line = ''): void {
   process.stdout.write(`${line}\n`);
-}
-
-/** The migration each schema stops at: 0001 for "before", the newest for "after". */
-async function targetMigration(schema: SchemaLabel): Promise<string> {
-  const names = await migrationNames();
-  return (schema === 'before' ? names[0] : names.at(-1)) ?? '';
 }
 
 async function migrateTo(db: Kysely<unknown>, migration: string): Promise<void> {
@@ -80,11 +87,20 @@ async function migrateTo(db: Kysely<unknown>, migration: string): Promise<void> 
   }
 }
 
-/** Seconds it takes to bring a database to the latest migration. */
-async function timeUpgrade(db: Kysely<unknown>): Promise<number> {
-  const started = performance.now();
-  await migrateTo(db, await targetMigration('after'));
-  return (performance.now() - started) / 1000;
+/** Seconds it takes to undo the newest migration, and to apply it again. */
+async function timeNewestMigration(db: Kysely<unknown>): Promise<{ down: number; up: number }> {
+  const names = await migrationNames();
+  const timed = async (migration: string) => {
+    const started = performance.now();
+    await migrateTo(db, migration);
+    return (performance.now() - started) / 1000;
+  };
+  return { down: await timed(names.at(-2) ?? ''), up: await timed(names.at(-1) ?? '') };
+}
+
+/** The newest migration's name. */
+async function newestMigration(): Promise<string> {
+  return (await migrationNames()).at(-1) ?? '';
 }
 
 /** Buffers read and µs spent by the server. */
@@ -93,12 +109,12 @@ interface ServerWork {
   micros: number;
 }
 
-/** One seeded database of one engine, schema and size. */
+/** One seeded database of one engine and size. */
 interface Measured {
   store: Store;
   seedSeconds: number;
-  /** Migrates to the latest migration; returns the seconds it took. */
-  upgrade(): Promise<number>;
+  /** Undoes the newest migration and applies it again; returns the seconds each took. */
+  remigrate(): Promise<{ down: number; up: number }>;
   /** Cursor IDs sampled uniformly over the collection, in random order. */
   cursorIds: string[];
   /** The plan of a query, reduced to the index (or indexes) it reads. */
@@ -122,12 +138,19 @@ const onQuery = (sql: string, parameters: readonly unknown[]) => {
 /** Seeds the default organization with `size` keys, as the benchmark suite does; returns the seconds it took. */
 async function timeSeed(store: Store, size: number): Promise<number> {
   const started = performance.now();
-  await store.seedApiKeys({ organizationId: ORGANIZATION_ID, count: size, workspaces: 3, users: 5, seed: 1 });
+  await store.seedApiKeys({
+    organizationId: ORGANIZATION_ID,
+    count: size,
+    workspaces: 3,
+    users: 5,
+    seed: 1,
+    lifecycle: true,
+  });
   return (performance.now() - started) / 1000;
 }
 
-async function openSqlite(schema: SchemaLabel, size: number): Promise<Measured> {
-  const path = join(args.dir, `${schema}-${size}.sqlite`);
+async function openSqlite(size: number): Promise<Measured> {
+  const path = join(args.dir, `latest-${size}.sqlite`);
   const remove = () => {
     for (const suffix of ['', '-wal', '-shm']) {
       rmSync(`${path}${suffix}`, { force: true });
@@ -136,7 +159,7 @@ async function openSqlite(schema: SchemaLabel, size: number): Promise<Measured> 
   remove();
   const { store } = openSqliteStore(path, { onQuery });
   const migrator = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(path) }) });
-  await migrateTo(migrator, await targetMigration(schema));
+  await migrateTo(migrator, await newestMigration());
   const seedSeconds = await timeSeed(store, size);
   const side = new Database(path);
   const cursorIds = side
@@ -147,7 +170,7 @@ async function openSqlite(schema: SchemaLabel, size: number): Promise<Measured> 
     store,
     seedSeconds,
     cursorIds,
-    upgrade: () => timeUpgrade(migrator),
+    remigrate: () => timeNewestMigration(migrator),
     async indexOf(sql, parameters) {
       return explainSqlite(side, sql, parameters)
         .map((step) => step.replace(/^SEARCH api_keys USING (COVERING )?INDEX /, ''))
@@ -167,15 +190,15 @@ async function onPostgresServer(sql: string): Promise<void> {
   await onPostgres(TEST_POSTGRES_URL, (client) => client.query(sql));
 }
 
-async function openPostgres(schema: SchemaLabel, size: number): Promise<Measured> {
-  const database = `apikeys_idx_measure_${schema}_${size}`;
+async function openPostgres(size: number): Promise<Measured> {
+  const database = `apikeys_idx_measure_${size}`;
   await onPostgresServer(`drop database if exists ${database} with (force)`);
   await onPostgresServer(`create database ${database}`);
   const url = databaseUrl(TEST_POSTGRES_URL, database);
   const migrator = new Kysely<unknown>({
     dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
   });
-  await migrateTo(migrator, await targetMigration(schema));
+  await migrateTo(migrator, await newestMigration());
   const { store } = openPostgresStore(url, { onQuery, poolSize: 1 });
   const seedSeconds = await timeSeed(store, size);
   const side = new pg.Client({ connectionString: url });
@@ -190,7 +213,7 @@ async function openPostgres(schema: SchemaLabel, size: number): Promise<Measured
     store,
     seedSeconds,
     cursorIds: sampled.rows.map((row) => row.id),
-    upgrade: () => timeUpgrade(migrator),
+    remigrate: () => timeNewestMigration(migrator),
     async indexOf(sql, parameters) {
       const { plan } = await explainPostgres(side, sql, parameters);
       return planNodes(plan)
@@ -231,9 +254,8 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** A seeded database of one schema and size. */
+/** A seeded database of one size. */
 interface Subject {
-  schema: SchemaLabel;
   size: number;
   db: Measured;
 }
@@ -331,82 +353,70 @@ const sizeLabel = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` 
 const fixed = (value: number | undefined, digits = 0) =>
   value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : '-';
 
-/** Seeds every schema at both sizes, measures every shape on all of them, and prints the table. */
+/** Seeds both sizes, measures every shape on both, and prints the tables. */
 async function measureEngine(engine: Engine): Promise<void> {
   const open = engine === 'sqlite' ? openSqlite : openPostgres;
   const subjects: Subject[] = [];
   try {
-    for (const schema of SCHEMAS) {
-      for (const size of SIZES) {
-        print(`${engine}: seeding ${sizeLabel(size)} keys on ${schema} (${await targetMigration(schema)})...`);
-        subjects.push({ schema, size, db: await open(schema, size) });
-      }
+    for (const size of SIZES) {
+      print(`${engine}: seeding ${sizeLabel(size)} keys (${await newestMigration()})...`);
+      subjects.push({ size, db: await open(size) });
     }
     const [small, large] = SIZES.map(sizeLabel);
     const clock = CPU_CLOCK ? 'CPU time of this process' : 'wall clock';
     const planned = subjects.at(-1);
-    const header = ['filter', 'cursor'];
-    for (const schema of SCHEMAS) {
-      header.push(`${schema} ${small}`, `${schema} ${large}`, `${schema} ratio`);
-    }
-    header.push(`plan (${planned?.schema}, ${large})`);
-    const rows: string[][] = [];
-    const workRows: string[][] = [];
-    for (const [filter, filters] of FILTER_SHAPES) {
+    const rows: string[][] = [['filter', 'cursor', small ?? '', large ?? '', 'ratio', `plan (${large})`]];
+    const workRows: string[][] = [
+      ['filter', 'cursor', `buffers ${small}`, `buffers ${large}`, `server µs ${small}`, `server µs ${large}`, 'ratio'],
+    ];
+    for (const [filter, filters] of SHAPES) {
       for (const cursor of CURSOR_SHAPES) {
-        const micros = await timeShape(subjects, filters, cursor);
+        const [a, b] = await timeShape(subjects, filters, cursor);
         // One subject at a time: the queries a call ran are collected in one shared list.
         const work: (ServerWork | undefined)[] = [];
         for (const subject of subjects) {
           work.push(await serverWorkOf(subject, filters, cursor));
         }
-        const cells = [filter, cursor];
-        const workCells = [filter, cursor];
-        for (let k = 0; k < micros.length; k += 2) {
-          const [a, b] = [micros[k], micros[k + 1]];
-          cells.push(fixed(a), fixed(b), fixed(a === undefined || b === undefined ? undefined : b / a, 2));
-          const [x, y] = [work[k], work[k + 1]];
-          workCells.push(
-            fixed(x?.buffers, 1),
-            fixed(y?.buffers, 1),
-            fixed(x?.micros),
-            fixed(y?.micros),
-            fixed(x && y ? y.micros / x.micros : undefined, 2),
-          );
-        }
-        cells.push(planned ? await planOf(planned, filters, cursor) : '');
-        rows.push(cells);
-        workRows.push(workCells);
+        const [x, y] = work;
+        rows.push([
+          filter,
+          cursor,
+          fixed(a),
+          fixed(b),
+          fixed(a === undefined || b === undefined ? undefined : b / a, 2),
+          planned ? await planOf(planned, filters, cursor) : '',
+        ]);
+        workRows.push([
+          filter,
+          cursor,
+          fixed(x?.buffers, 1),
+          fixed(y?.buffers, 1),
+          fixed(x?.micros),
+          fixed(y?.micros),
+          fixed(x && y ? y.micros / x.micros : undefined, 2),
+        ]);
       }
     }
     printTable(
       `${engine}: µs per list call (limit ${LIMIT}, median of ${ROUNDS} rounds of ${QUERIES} calls, ${clock})`,
-      [header, ...rows],
+      rows,
     );
     if (subjects.some(({ db }) => db.explain)) {
-      const workHeader = ['filter', 'cursor'];
-      for (const schema of SCHEMAS) {
-        workHeader.push(
-          `${schema} buffers ${small}`,
-          `${schema} buffers ${large}`,
-          `${schema} server µs ${small}`,
-          `${schema} server µs ${large}`,
-          `${schema} server ratio`,
-        );
-      }
       printTable(
         `${engine}: server work per list call (EXPLAIN ANALYZE of its queries, mean of ${EXPLAIN_SAMPLES} calls)`,
-        [workHeader, ...workRows],
+        workRows,
       );
     }
     print();
-    for (const { schema, size, db } of subjects) {
-      print(`${engine} ${schema}: seeding ${sizeLabel(size)} keys took ${fixed(db.seedSeconds, 1)} s`);
+    for (const { size, db } of subjects) {
+      print(`${engine}: seeding ${sizeLabel(size)} keys took ${fixed(db.seedSeconds, 1)} s`);
     }
-    const existing = subjects.find(({ schema, size }) => schema === 'before' && size === SIZES[1]);
-    if (existing && SCHEMAS.includes('after')) {
-      const seconds = await existing.db.upgrade();
-      print(`${engine}: upgrading the ${large} database of 0001 to the latest migration took ${fixed(seconds, 1)} s`);
+    if (planned) {
+      const { down, up } = await planned.db.remigrate();
+      print(
+        `${engine}: on ${large} keys, undoing ${await newestMigration()} took ${fixed(down, 1)} s, ` +
+          `applying it again ${fixed(up, 1)} s`,
+      );
     }
     print();
   } finally {

@@ -1,7 +1,7 @@
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 
 /** Whether a Kysely instance talks to PostgreSQL. */
-export function isPostgres(db: Kysely<unknown>): boolean {
+export function isPostgres<Database>(db: Kysely<Database>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 

@@ -15,6 +15,7 @@ export { newId, randomBase62 } from './random.js';
 export { hashSecret, SECRET_PREFIX, type SecretKind, secretForm } from './secrets.js';
 export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
+export { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';
 export { DEFAULT_TIMEOUT_MS, type StoreOptions } from './store-options.js';
 export { nowMicros } from './time.js';
 export type * from './types.js';

@@ -1,24 +1,39 @@
-import { CompiledQuery, type Kysely, Migrator, type Selectable } from 'kysely';
+import {
+  CompiledQuery,
+  type InsertObject,
+  type Kysely,
+  Migrator,
+  type RawBuilder,
+  type Selectable,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import { isPostgres } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
-import { type PreparedQuery, PreparedQueryCache } from './prepared-query.js';
+import { type PreparedQuery, PreparedQueryCache, type SlotFunction } from './prepared-query.js';
 import { newId } from './random.js';
 import type { AdminKeysTable, ApiKeysTable, DatabaseSchema } from './schema.js';
 import { hashesEqual, issueSecret } from './secrets.js';
 import { seedRows } from './seed.js';
+import { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';
 import { nowMicros } from './time.js';
 import type {
   AdminKeyRecord,
   AdminKeyStatus,
+  ApiKeyFilters,
   ApiKeyPatch,
   ApiKeyRecord,
   ConnectionPoolStats,
   CreatedAdminKey,
   CreatedApiKey,
   Credential,
+  EffectiveApiKeyStatus,
   ListApiKeysQuery,
   ListApiKeysResult,
   NewApiKey,
   OrganizationRecord,
+  RotateApiKeyInput,
+  RotateApiKeyResult,
   SchemaMigrator,
   SeedOptions,
   Store,
@@ -59,9 +74,15 @@ const API_KEY_COLUMNS = [
   'created_by_type',
   'partial_key_hint',
   'status',
+  'expires_at',
+  'principal_type',
+  'principal_id',
+  'scope',
 ] as const;
 
 const ADMIN_KEY_COLUMNS = ['id', 'organization_id', 'name', 'partial_key_hint', 'status', 'secret_hash'] as const;
+
+const ORGANIZATION_COLUMNS = ['id', 'name', 'default_workspace_id as defaultWorkspaceId'] as const;
 
 /** An admin key row as column values, in the order of `ADMIN_KEY_COLUMNS`. */
 type AdminKeyValues = [
@@ -76,7 +97,8 @@ type AdminKeyValues = [
 /** The values a list query takes. */
 type ListSlot =
   | 'organizationId'
-  | 'status'
+  | 'now'
+  | 'minusNow'
   | 'workspaceId'
   | 'createdByUserId'
   | 'anchorCreatedAt'
@@ -84,7 +106,7 @@ type ListSlot =
   | 'limitPlusOne';
 
 /** The values an update takes. */
-type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'updatedAt';
+type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'expiresAt' | 'updatedAt';
 
 type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>;
 
@@ -102,18 +124,26 @@ type ApiKeyValues = [
   created_by_type: ApiKeysTable['created_by_type'],
   partial_key_hint: string | null,
   status: ApiKeysTable['status'],
+  expires_at: number | string | null,
+  principal_type: ApiKeysTable['principal_type'],
+  principal_id: string | null,
+  scope: ApiKeysTable['scope'],
 ];
 
-/** Maps column values to a record. `created_at` may arrive as a string from drivers that return bigints so. */
+/** Maps column values to a record. Timestamps may arrive as strings from drivers that return bigints so. */
 function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
+  const [, , , , , , , , expiresAt, principalType, principalId, scope] = values;
   return {
     id: values[0],
     name: values[1],
     workspaceId: values[2],
+    scope,
     createdAt: Number(values[3]),
     createdBy: { id: values[4], type: values[5] },
     partialKeyHint: values[6],
     status: values[7],
+    expiresAt: expiresAt === null ? null : Number(expiresAt),
+    principal: principalType === null || principalId === null ? null : { type: principalType, id: principalId },
   };
 }
 
@@ -131,6 +161,90 @@ function toAdminKey(
     partialKeyHint: row.partial_key_hint,
     status: row.status,
   };
+}
+
+/**
+ * The signed expiry of a key, spelled as in the list indexes of migration 0004 (where the why is), so that
+ * PostgreSQL matches it to them: its expiry (never: the largest bigint) if active, minus it if inactive, null if
+ * archived. At a moment `now`, inactive keys lie below -now, expired ones from -now to now, active ones above now.
+ */
+const SIGNED_EXPIRY = sql`case status when 'active' then coalesce(expires_at, 9223372036854775807)
+  when 'inactive' then -coalesce(expires_at, 9223372036854775807) end`;
+
+/** The effective statuses of keys that are not archived, in the order of their signed expiry at any moment. */
+const SIGNED_EXPIRY_ORDER = ['inactive', 'expired', 'active'] as const;
+
+/**
+ * The effective statuses a status filter asks for, in the order of EFFECTIVE_API_KEY_STATUSES; undefined when it
+ * selects nothing out (no filter, or every status). An empty list or an unknown status is a programmer error.
+ */
+function statusesOf(filter: ApiKeyFilters['status']): EffectiveApiKeyStatus[] | undefined {
+  if (filter === undefined) {
+    return undefined;
+  }
+  const wanted: readonly unknown[] = typeof filter === 'string' ? [filter] : filter;
+  if (wanted.length === 0 || wanted.some((status) => !EFFECTIVE_API_KEY_STATUSES.includes(status as never))) {
+    throw new TypeError(`the status filter needs one or more of: ${EFFECTIVE_API_KEY_STATUSES.join(', ')}`);
+  }
+  const statuses = EFFECTIVE_API_KEY_STATUSES.filter((status) => wanted.includes(status));
+  return statuses.length === EFFECTIVE_API_KEY_STATUSES.length ? undefined : statuses;
+}
+
+/**
+ * The condition that a key's effective status at the slot `now` is one of `statuses` (not all of them). Stored
+ * statuses are literals, so that the planners can match the expiring index's predicate. A single status is read
+ * from its own index: a stored status by equality, `expired` from the expiring index. Neighbours on the signed
+ * expiry line are one range of it. The other sets (inactive with active; archived with others) are an OR, which
+ * PostgreSQL checks on each table row.
+ */
+function statusCondition(
+  statuses: readonly EffectiveApiKeyStatus[],
+  slot: SlotFunction<ListSlot>,
+): RawBuilder<SqlBool> {
+  if (statuses.length === 1) {
+    switch (statuses[0]) {
+      case 'active':
+        return sql`status = 'active' and ${SIGNED_EXPIRY} > ${slot('now')}`;
+      case 'inactive':
+        return sql`status = 'inactive' and ${SIGNED_EXPIRY} < ${slot('minusNow')}`;
+      case 'archived':
+        return sql`status = 'archived'`;
+      case 'expired':
+        return sql`expires_at <= ${slot('now')} and status <> 'archived'`;
+    }
+  }
+  const live = liveStatusCondition(
+    SIGNED_EXPIRY_ORDER.filter((status) => statuses.includes(status)),
+    slot,
+  );
+  return statuses.includes('archived') ? sql`(status = 'archived' or ${live})` : live;
+}
+
+/** The condition that a key is not archived and its effective status at `now` is one of `statuses`. */
+function liveStatusCondition(
+  statuses: readonly (typeof SIGNED_EXPIRY_ORDER)[number][],
+  slot: SlotFunction<ListSlot>,
+): RawBuilder<SqlBool> {
+  const now = slot('now');
+  const minusNow = slot('minusNow');
+  switch (statuses.join(' ')) {
+    case 'inactive':
+      return sql`${SIGNED_EXPIRY} < ${minusNow}`;
+    case 'expired':
+      return sql`${SIGNED_EXPIRY} >= ${minusNow} and ${SIGNED_EXPIRY} <= ${now}`;
+    case 'active':
+      return sql`${SIGNED_EXPIRY} > ${now}`;
+    case 'inactive expired':
+      return sql`${SIGNED_EXPIRY} <= ${now}`;
+    case 'expired active':
+      return sql`${SIGNED_EXPIRY} >= ${minusNow}`;
+    case 'inactive active':
+      return sql`(${SIGNED_EXPIRY} < ${minusNow} or ${SIGNED_EXPIRY} > ${now})`;
+    case 'inactive expired active':
+      return sql`${SIGNED_EXPIRY} is not null`;
+    default:
+      throw new Error(`no condition for the statuses ${statuses.join(', ')}`);
+  }
 }
 
 /** Runs the migrations of `migrations/` on a Kysely instance. */
@@ -182,20 +296,30 @@ export class KyselyStore implements Store {
   }
 
   async createOrganization(name: string): Promise<OrganizationRecord> {
-    const organization = { id: newId('org'), name };
+    const organization = { id: newId('org'), name, defaultWorkspaceId: newId('wrkspc') };
     await this.db
       .insertInto('organizations')
-      .values({ ...organization, created_at: nowMicros() })
+      .values({
+        id: organization.id,
+        name,
+        default_workspace_id: organization.defaultWorkspaceId,
+        created_at: nowMicros(),
+      })
       .execute();
     return organization;
   }
 
   async listOrganizations(): Promise<OrganizationRecord[]> {
-    return this.db.selectFrom('organizations').select(['id', 'name']).orderBy('created_at').orderBy('id').execute();
+    return this.db
+      .selectFrom('organizations')
+      .select(ORGANIZATION_COLUMNS)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   }
 
   async getOrganization(id: string): Promise<OrganizationRecord | undefined> {
-    return this.db.selectFrom('organizations').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
+    return this.db.selectFrom('organizations').select(ORGANIZATION_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   async createAdminKey(input: { organizationId: string; name: string }): Promise<CreatedAdminKey> {
@@ -248,23 +372,110 @@ export class KyselyStore implements Store {
   }
 
   async createApiKey(input: NewApiKey): Promise<CreatedApiKey> {
-    const issued = issueSecret('apiKey');
-    const now = nowMicros();
-    const row: ApiKeysTable = {
-      id: newId('apikey'),
-      organization_id: input.organizationId,
+    const { organizationId, scope = 'workspace', workspaceId, principal } = input;
+    if (scope === 'organization') {
+      if (!principal || workspaceId != null) {
+        throw new TypeError('a key with organization scope needs a principal and takes no workspace');
+      }
+    } else if (scope !== 'workspace') {
+      throw new TypeError(`unknown scope: ${String(scope)}`);
+    }
+    return this.insertApiKey({
+      organization_id: organizationId,
       name: input.name,
-      workspace_id: input.workspaceId ?? null,
-      created_at: now,
+      // Null: the default workspace with `workspace` scope, no workspace with `organization` scope.
+      workspace_id: workspaceId ?? null,
+      scope,
       created_by_id: input.createdBy.id,
       created_by_type: input.createdBy.type,
-      partial_key_hint: issued.hint,
-      secret_hash: issued.hash,
       status: input.status ?? 'active',
-      updated_at: now,
-    };
-    await this.db.insertInto('api_keys').values(row).execute();
+      expires_at: input.expiresAt ?? null,
+      principal_type: principal?.type ?? null,
+      principal_id: principal?.id ?? null,
+    });
+  }
+
+  /** Inserts a key with a new ID and secret, created now. */
+  private async insertApiKey(
+    values: Omit<
+      InsertObject<DatabaseSchema, 'api_keys'>,
+      'id' | 'created_at' | 'partial_key_hint' | 'secret_hash' | 'updated_at'
+    >,
+  ): Promise<CreatedApiKey> {
+    const issued = issueSecret('apiKey');
+    const now = nowMicros();
+    const row = await this.db
+      .insertInto('api_keys')
+      .values({
+        ...values,
+        id: newId('apikey'),
+        created_at: now,
+        partial_key_hint: issued.hint,
+        secret_hash: issued.hash,
+        updated_at: now,
+      })
+      .returning(API_KEY_COLUMNS)
+      .executeTakeFirstOrThrow();
     return { apiKey: toApiKey(row), secret: issued.secret };
+  }
+
+  async rotateApiKey(input: RotateApiKeyInput): Promise<RotateApiKeyResult> {
+    const { organizationId, id, gracePeriodMicros } = input;
+    if (!Number.isSafeInteger(gracePeriodMicros) || gracePeriodMicros < 0) {
+      throw new TypeError('the grace period must be a whole number of microseconds, zero or more');
+    }
+    if (!this.db.isTransaction) {
+      return this.db
+        .transaction()
+        .execute((trx) => new KyselyStore(trx, this.adapter, this.prepared).rotateApiKey(input));
+    }
+    let read = this.db
+      .selectFrom('api_keys')
+      .select(API_KEY_COLUMNS)
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id);
+    if (isPostgres(this.db)) {
+      // A second rotation of the key waits here for the first to commit, then sees the expiry it set. (SQLite runs
+      // one transaction at a time per connection, and one whose snapshot another connection has written to since
+      // fails to write.)
+      read = read.forUpdate();
+    }
+    const row = await read.executeTakeFirst();
+    if (!row) {
+      return { kind: 'not_found' };
+    }
+    const key = toApiKey(row);
+    const expiresAt = key.expiresAt ?? null;
+    // Read after the lock, so that a rotation that waited for another one is later than it.
+    const now = input.now ?? nowMicros();
+    const status = effectiveStatus(key, now);
+    if (status === 'archived' || status === 'expired') {
+      return { kind: 'not_rotatable', key, status };
+    }
+    const created = await this.insertApiKey({
+      organization_id: organizationId,
+      name: key.name,
+      workspace_id: key.workspaceId,
+      scope: key.scope ?? 'workspace',
+      created_by_id: input.createdBy.id,
+      created_by_type: input.createdBy.type,
+      status: 'active',
+      expires_at: expiresAt,
+      principal_type: key.principal?.type ?? null,
+      principal_id: key.principal?.id ?? null,
+    });
+    const graceEnd = now + gracePeriodMicros;
+    const previous = await this.db
+      .updateTable('api_keys')
+      .set({
+        expires_at: expiresAt === null ? graceEnd : Math.min(expiresAt, graceEnd),
+        updated_at: nowMicros(),
+      })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returning(API_KEY_COLUMNS)
+      .executeTakeFirstOrThrow();
+    return { kind: 'rotated', created, previous: toApiKey(previous) };
   }
 
   async seedApiKeys(options: SeedOptions): Promise<number> {
@@ -287,7 +498,8 @@ export class KyselyStore implements Store {
     return row && apiKeyFromValues(row as ApiKeyValues);
   }
 
-  async listApiKeys({ organizationId, limit, cursor, filters }: ListApiKeysQuery): Promise<ListApiKeysResult> {
+  async listApiKeys({ organizationId, limit, cursor, filters, now }: ListApiKeysQuery): Promise<ListApiKeysResult> {
+    const statuses = statusesOf(filters?.status);
     let anchor: { createdAt: unknown; id: unknown } | undefined;
     if (cursor) {
       const anchorQuery = this.prepared.get<'organizationId' | 'id'>('API key position by id', (slot) =>
@@ -304,25 +516,29 @@ export class KyselyStore implements Store {
       anchor = { createdAt: position[0], id: position[1] };
     }
 
-    const status = filters?.status;
     const workspaceId = filters?.workspaceId;
     const createdByUserId = filters?.createdByUserId;
     // Walking backwards reads the index in ascending order from the cursor, then reverses the page.
     const backwards = cursor?.direction === 'before';
+    // The workspace filter: none, a workspace ID, or null for the organization's default workspace.
+    const workspace = workspaceId === undefined ? 'none' : workspaceId === null ? 'default' : 'id';
     const shape =
-      `API key page:${status !== undefined}:${workspaceId !== undefined}:` +
-      `${createdByUserId !== undefined}:${cursor?.direction}`;
+      `API key page:${statuses?.join('+')}:${workspace}:` + `${createdByUserId !== undefined}:${cursor?.direction}`;
     const query = this.prepared.get<ListSlot>(shape, (slot) => {
       const order = backwards ? 'asc' : 'desc';
       let select = this.db
         .selectFrom('api_keys')
         .select(API_KEY_COLUMNS)
         .where('organization_id', '=', slot('organizationId'));
-      if (status !== undefined) {
-        select = select.where('status', '=', slot('status'));
+      if (statuses !== undefined) {
+        select = select.where(statusCondition(statuses, slot));
       }
-      if (workspaceId !== undefined) {
+      if (workspace === 'id') {
         select = select.where('workspace_id', '=', slot('workspaceId'));
+      } else if (workspace === 'default') {
+        // A literal scope, so that PostgreSQL matches the predicate of the default workspace's partial index
+        // (migration 0004): it cannot read `workspace_id is null` from an index in page order otherwise.
+        select = select.where(sql<SqlBool>`workspace_id is null and scope = 'workspace'`);
       }
       if (createdByUserId !== undefined) {
         select = select.where('created_by_type', '=', 'user').where('created_by_id', '=', slot('createdByUserId'));
@@ -334,9 +550,11 @@ export class KyselyStore implements Store {
       }
       return select.orderBy('created_at', order).orderBy('id', order).limit(slot('limitPlusOne'));
     });
+    const at = now ?? nowMicros();
     const rows = await this.run(query, {
       organizationId,
-      status,
+      now: at,
+      minusNow: -at,
       workspaceId,
       createdByUserId,
       anchorCreatedAt: anchor?.createdAt,
@@ -353,25 +571,30 @@ export class KyselyStore implements Store {
   }
 
   async updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined> {
-    const { name, status } = patch;
-    if (name === undefined && status === undefined) {
+    const { name, status, expiresAt } = patch;
+    if (name === undefined && status === undefined && expiresAt === undefined) {
       throw new TypeError('updateApiKey needs a patch that changes a field');
     }
     const query = this.prepared.get<UpdateSlot>(
-      `API key update:${name !== undefined}:${status !== undefined}`,
+      `API key update:${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}`,
       (slot) =>
         this.db
           .updateTable('api_keys')
           .set({
             ...(name !== undefined && { name: slot('name') }),
             ...(status !== undefined && { status: slot('status') }),
+            ...(expiresAt !== undefined && { expires_at: slot('expiresAt') }),
             updated_at: slot('updatedAt'),
           })
           .where('organization_id', '=', slot('organizationId'))
           .where('id', '=', slot('id'))
           .returning(API_KEY_COLUMNS),
     );
-    const [row] = await this.run(query, { organizationId, id, name, status, updatedAt: nowMicros() }, 'write');
+    const [row] = await this.run(
+      query,
+      { organizationId, id, name, status, expiresAt, updatedAt: nowMicros() },
+      'write',
+    );
     return row && apiKeyFromValues(row as ApiKeyValues);
   }
 

@@ -1,4 +1,4 @@
-import type { AdminKeyStatus, ApiKeyStatus, CreatorType, EpochMicros } from './types.js';
+import type { AdminKeyStatus, ApiKeyScope, ApiKeyStatus, CreatorType, EpochMicros, Principal } from './types.js';
 
 /** Timestamps are integer microseconds since the Unix epoch in every dialect. */
 type Micros = EpochMicros;
@@ -7,6 +7,7 @@ export interface OrganizationsTable {
   id: string;
   name: string;
   created_at: Micros;
+  default_workspace_id: string;
 }
 
 export interface AdminKeysTable {
@@ -31,6 +32,13 @@ export interface ApiKeysTable {
   secret_hash: string;
   status: ApiKeyStatus;
   updated_at: Micros;
+  /** Null for never. */
+  expires_at: Micros | null;
+  /** Both null, or both set; a key with organization scope always has them. */
+  principal_type: Principal['type'] | null;
+  principal_id: string | null;
+  /** `organization`: no workspace (`workspace_id` null) and a principal. With `workspace`, null is the default one. */
+  scope: ApiKeyScope;
 }
 
 /** Every column of `api_keys`, in one fixed order (for inserts by position); a new column fails compilation here. */
@@ -46,6 +54,10 @@ export const API_KEYS_TABLE_COLUMNS = Object.keys({
   secret_hash: true,
   status: true,
   updated_at: true,
+  expires_at: true,
+  principal_type: true,
+  principal_id: true,
+  scope: true,
 } satisfies Record<keyof ApiKeysTable, true>) as (keyof ApiKeysTable)[];
 
 /** The database as Kysely sees it. */

@@ -30,6 +30,15 @@ function seededSecretFields(): { secret_hash: string; partial_key_hint: string }
   };
 }
 
+/** Share of seeded keys whose expiry has passed when they are seeded. */
+const EXPIRED_SHARE = 0.03;
+/** Share of seeded keys that expire later, a day to a year after seeding (so never while a test runs). */
+const EXPIRING_SHARE = 0.1;
+/** Share of seeded keys bound to a principal (the user who created them); half of those have organization scope. */
+const PRINCIPAL_SHARE = 0.02;
+const DAY_MICROS = 86_400_000_000;
+const YEAR_MICROS = 365 * DAY_MICROS;
+
 /**
  * Yields seed rows in chunks. Keys are one millisecond apart plus a random sub-millisecond part, so every
  * `created_at` is distinct, and the newest is about now. No key has a secret anyone knows.
@@ -37,22 +46,42 @@ function seededSecretFields(): { secret_hash: string; partial_key_hint: string }
 export function* seedRows(options: SeedOptions, chunkSize: number): Generator<ApiKeysTable[]> {
   const random = seededRandom(options.seed);
   const pick = (n: number) => Math.floor(random() * n);
-  const start = nowMicros() - options.count * 1000;
+  const seededAt = nowMicros();
+  const start = seededAt - options.count * 1000;
   let chunk: ApiKeysTable[] = [];
   for (let i = 0; i < options.count; i++) {
     const createdAt = start + i * 1000 + pick(1000);
     const workspace = pick(options.workspaces + 1);
+    const createdById = `user_seed${pick(Math.max(options.users, 1))}`;
+    const status = API_KEY_STATUSES[pick(API_KEY_STATUSES.length)] ?? 'active';
+    // Without the lifecycle, no draw is made for it: the spread of everything else stays what it was.
+    const expiry = options.lifecycle ? random() : 1;
+    let expiresAt: number | null = null;
+    if (expiry < EXPIRED_SHARE) {
+      expiresAt = createdAt + pick(seededAt - createdAt);
+    } else if (expiry < EXPIRED_SHARE + EXPIRING_SHARE) {
+      expiresAt = seededAt + DAY_MICROS + pick(YEAR_MICROS);
+    }
+    const binding = options.lifecycle ? random() : 1;
+    const bound = binding < PRINCIPAL_SHARE;
+    const organizationScope = binding < PRINCIPAL_SHARE / 2;
+    // Null: the default workspace, or no workspace with organization scope.
+    const workspaceId = organizationScope || workspace === options.workspaces ? null : `wrkspc_seed${workspace}`;
     chunk.push({
       id: newId('apikey'),
       organization_id: options.organizationId,
       name: `seeded key ${i + 1}`,
-      workspace_id: workspace === options.workspaces ? null : `wrkspc_seed${workspace}`,
+      workspace_id: workspaceId,
       created_at: createdAt,
-      created_by_id: `user_seed${pick(Math.max(options.users, 1))}`,
+      created_by_id: createdById,
       created_by_type: 'user',
       ...seededSecretFields(),
-      status: API_KEY_STATUSES[pick(API_KEY_STATUSES.length)] ?? 'active',
+      status,
       updated_at: createdAt,
+      expires_at: expiresAt,
+      principal_type: bound ? 'user' : null,
+      principal_id: bound ? createdById : null,
+      scope: organizationScope ? 'organization' : 'workspace',
     });
     if (chunk.length === chunkSize) {
       yield chunk;

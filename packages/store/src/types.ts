@@ -1,8 +1,18 @@
 /** Integer microseconds since the Unix epoch: exact, portable between engines and cheap to compare. */
 export type EpochMicros = number;
 
-/** `active` keys authenticate requests; `inactive` keys are switched off; `archived` keys are kept for the record. */
+/**
+ * The status an API key is stored with: `active` keys authenticate requests; `inactive` keys are switched off;
+ * `archived` keys are kept for the record.
+ */
 export type ApiKeyStatus = 'active' | 'inactive' | 'archived';
+
+/**
+ * What a key is at a given moment: its stored status, except that a key whose expiry has passed is `expired`
+ * unless it is archived (archived wins, then expired, then the stored status). Computed from the clock at read
+ * time, never stored (`effectiveStatus` in statuses.ts).
+ */
+export type EffectiveApiKeyStatus = ApiKeyStatus | 'expired';
 
 /** Whether an admin key may call the admin API. */
 export type AdminKeyStatus = 'active' | 'disabled';
@@ -16,10 +26,27 @@ export interface Creator {
   type: CreatorType;
 }
 
+/** The actor a key acts as (a key bound to a principal), when it is not simply the organization's. */
+export interface Principal {
+  type: 'user' | 'service_account';
+  id: string;
+}
+
+/**
+ * What a key belongs to: a workspace (a named one, or the organization's default workspace), or the whole
+ * organization (no workspace; the key is bound to a principal).
+ */
+export type ApiKeyScope = 'workspace' | 'organization';
+
 /** An organization: the tenant every admin key and API key belongs to. */
 export interface OrganizationRecord {
   id: string;
   name: string;
+  /**
+   * The ID (`wrkspc_...`) of the organization's default workspace, the one a key gets when none is named. Records
+   * of its keys say null, never this ID (`ApiKeyRecord.workspaceId`).
+   */
+  defaultWorkspaceId: string;
 }
 
 /** An admin key as stored: never the secret, only what identifies and describes it. */
@@ -35,18 +62,37 @@ export interface AdminKeyRecord {
 export interface ApiKeyRecord {
   id: string;
   name: string;
-  /** Null for the organization's default workspace. */
+  /** The key's workspace; null for the organization's default workspace, and always null with `organization` scope. */
   workspaceId: string | null;
+  /**
+   * `workspace`: the key belongs to `workspaceId` (null: the default workspace). `organization`: the key belongs to
+   * no workspace and always has a principal. The store always sets this and the two fields below; a record made by
+   * hand (a test's) may leave them out, which means `workspace`, no expiry and no principal.
+   */
+  scope?: ApiKeyScope | undefined;
   createdAt: EpochMicros;
   createdBy: Creator;
   partialKeyHint: string | null;
+  /** The stored status; what the key is now also depends on `expiresAt` (`effectiveStatus`). */
   status: ApiKeyStatus;
+  /** When the key stops authenticating; null for never. */
+  expiresAt?: EpochMicros | null | undefined;
+  /** The actor the key is bound to, or null. */
+  principal?: Principal | null | undefined;
 }
 
 /** Filters of a list; they combine with AND. */
 export interface ApiKeyFilters {
-  status?: ApiKeyStatus | undefined;
-  workspaceId?: string | undefined;
+  /**
+   * Keys whose effective status (at the query's `now`) is this one, or any of these (a non-empty list). Every
+   * combination stays an index range scan in page order.
+   */
+  status?: EffectiveApiKeyStatus | readonly EffectiveApiKeyStatus[] | undefined;
+  /**
+   * A workspace ID: the keys stored with it (never one of the default workspace, which records as null, nor one with
+   * organization scope). Null: the keys of the organization's default workspace (never one with organization scope).
+   */
+  workspaceId?: string | null | undefined;
   /** Keys created by this user (never a service account of the same ID). */
   createdByUserId?: string | undefined;
 }
@@ -62,6 +108,8 @@ export interface ListApiKeysQuery {
   limit: number;
   cursor?: PageCursor | undefined;
   filters?: ApiKeyFilters | undefined;
+  /** The moment the status filter is evaluated at; the current time when not given. */
+  now?: EpochMicros | undefined;
 }
 
 /** One page of keys, newest first; `hasMore` says whether more keys lie beyond it in the direction of travel. */
@@ -73,18 +121,50 @@ export interface ApiKeyPage {
 /** What a list query found: a page, or nothing because the cursor names no key of the organization. */
 export type ListApiKeysResult = ({ kind: 'page' } & ApiKeyPage) | { kind: 'cursor_not_found' };
 
-/** The fields an update changes: at least one of them. */
+/** The fields an update changes: at least one of them (`expiresAt: null` removes the expiry). */
 export type ApiKeyPatch =
-  | { name: string; status?: ApiKeyStatus | undefined }
-  | { name?: string | undefined; status: ApiKeyStatus };
+  | { name: string; status?: ApiKeyStatus | undefined; expiresAt?: EpochMicros | null | undefined }
+  | { name?: string | undefined; status: ApiKeyStatus; expiresAt?: EpochMicros | null | undefined }
+  | { name?: string | undefined; status?: ApiKeyStatus | undefined; expiresAt: EpochMicros | null };
 
 export interface NewApiKey {
   organizationId: string;
   name: string;
+  /**
+   * `workspace` (the default): the key belongs to `workspaceId`, or to the organization's default workspace when
+   * `workspaceId` is null or undefined (stored as null). `organization`: the key belongs to no workspace; it needs a
+   * `principal` and takes no `workspaceId` (a TypeError otherwise). A `workspaceId` is stored as given, even the
+   * organization's `defaultWorkspaceId`: mapping that one to null is the caller's job.
+   */
+  scope?: ApiKeyScope | undefined;
   workspaceId?: string | null | undefined;
   createdBy: Creator;
   status?: ApiKeyStatus | undefined;
+  /** When the key expires; null or undefined for never. */
+  expiresAt?: EpochMicros | null | undefined;
+  principal?: Principal | null | undefined;
 }
+
+/** What `rotateApiKey` takes. */
+export interface RotateApiKeyInput {
+  organizationId: string;
+  id: string;
+  /** How long the old key keeps working: its `expiresAt` becomes `now + gracePeriodMicros`, unless sooner already. */
+  gracePeriodMicros: EpochMicros;
+  /** Who rotates: the creator of the new key. */
+  createdBy: Creator;
+  /** The moment of the rotation, which decides whether the old key has expired; the current time when not given. */
+  now?: EpochMicros | undefined;
+}
+
+/**
+ * What a rotation did: the new key (with its secret, shown once) and the old key as updated; or why nothing
+ * changed: no such key in the organization, or a key whose effective status is archived or expired.
+ */
+export type RotateApiKeyResult =
+  | { kind: 'rotated'; created: CreatedApiKey; previous: ApiKeyRecord }
+  | { kind: 'not_found' }
+  | { kind: 'not_rotatable'; key: ApiKeyRecord; status: 'archived' | 'expired' };
 
 /** A created API key with its secret, which exists only in this value and is never stored. */
 export interface CreatedApiKey {
@@ -98,6 +178,11 @@ export interface CreatedAdminKey {
   secret: string;
 }
 
+/**
+ * What `seedApiKeys` makes: keys spread evenly over the statuses, workspaces and users; about 3% of them expired
+ * already, 10% expiring a day to a year from now, the others never; 2% bound to a principal (the user who created
+ * them), half of those with organization scope.
+ */
 export interface SeedOptions {
   organizationId: string;
   count: number;
@@ -105,8 +190,14 @@ export interface SeedOptions {
   workspaces: number;
   /** Number of distinct creating users. */
   users: number;
-  /** Seed of the pseudo-random spread of statuses, workspaces and users. */
+  /** Seed of the pseudo-random spread of statuses, workspaces, users, expiries and principals. */
   seed: number;
+  /**
+   * Also spread the attributes of API version v2026_10_21: about 3% of keys already expired, 10% expiring a day to a
+   * year later, 2% bound to their creating user (half of those with organization scope). Off by default, so that
+   * seeded keys are what they were before that version (keys any status update may change).
+   */
+  lifecycle?: boolean | undefined;
 }
 
 /** What a secret (by its hash) turned out to be. */
@@ -150,7 +241,13 @@ export interface Store {
   /** Finds what a secret hash belongs to: an admin key, a regular API key, or nothing. */
   findCredential(secretHash: string): Promise<Credential>;
 
+  /** Creates a key in the organization; `organization` scope without a principal is a TypeError. */
   createApiKey(input: NewApiKey): Promise<CreatedApiKey>;
+  /**
+   * Replaces a key with a new one (new ID and secret; same name, workspace, scope, principal and expiry; status
+   * active), and makes the old key expire after the grace period. Both changes commit in one transaction, or none.
+   */
+  rotateApiKey(input: RotateApiKeyInput): Promise<RotateApiKeyResult>;
   /**
    * Bulk-creates keys for load and pagination tests, with no secret anyone knows. Returns the number created.
    * It commits in chunks and cannot run inside `transaction()`.

@@ -68,6 +68,7 @@ export function classifyingUnavailable(store: Store, classify: UnavailableClassi
     setAdminKeyStatus: (id, status) => guard(() => store.setAdminKeyStatus(id, status)),
     findCredential: (secretHash) => guard(() => store.findCredential(secretHash)),
     createApiKey: (input) => guard(() => store.createApiKey(input)),
+    rotateApiKey: (input) => guard(() => store.rotateApiKey(input)),
     seedApiKeys: (options) => guard(() => store.seedApiKeys(options)),
     getApiKey: (organizationId, id) => guard(() => store.getApiKey(organizationId, id)),
     listApiKeys: (query) => guard(() => store.listApiKeys(query)),

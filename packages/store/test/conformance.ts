@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { hashSecret } from '../src/secrets.js';
+import { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from '../src/statuses.js';
+import { nowMicros } from '../src/time.js';
 import type {
   ApiKeyFilters,
   ApiKeyPatch,
   ApiKeyRecord,
   ApiKeyStatus,
+  EffectiveApiKeyStatus,
+  EpochMicros,
   ListApiKeysQuery,
   ListApiKeysResult,
   OpenedStore,
@@ -33,7 +37,14 @@ export type StoreFactory = () => Promise<StoreUnderTest>;
 const STATUSES: readonly ApiKeyStatus[] = ['active', 'inactive', 'archived'];
 /** One second in microseconds, the unit of `createdAt`. */
 const SECOND_MICROS = 1_000_000;
+/** One hour in microseconds. */
+const HOUR_MICROS = 3600 * SECOND_MICROS;
 const API_SECRET = /^sk-api-[A-Za-z0-9]{49}$/;
+const WORKSPACE_ID = /^wrkspc_[A-Za-z0-9]{24}$/;
+const ALICE = { type: 'user', id: 'user_alice' } as const;
+const ROTATOR = { type: 'service_account', id: 'svcacct_rotator' } as const;
+/** A moment some keys of the rotation tests expire at. */
+const T_ROTATION = 1_800_000_000_000_000;
 const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{49}$/;
 const SEED_COUNT = 2000;
 /** A seeded key's hint has the shape of a real API key's: prefix, four characters, `...`, four characters. */
@@ -48,7 +59,7 @@ const OTHER_ORG_SEED_COUNT = 300;
 const PAGE_SIZES = [1, 7, 100] as const;
 const UNKNOWN_ID = 'apikey_000000000000000000000000';
 /** Patches that change nothing. Their type refuses them, so they can reach the store only past the compiler. */
-const EMPTY_PATCHES = [{}, { name: undefined, status: undefined }] as unknown as ApiKeyPatch[];
+const EMPTY_PATCHES = [{}, { name: undefined, status: undefined, expiresAt: undefined }] as unknown as ApiKeyPatch[];
 
 /** The hint a secret must have: the prefix and 4 more characters, `...`, the last 4 characters. */
 function expectedHint(secret: string): string {
@@ -66,11 +77,18 @@ function newestFirst(a: ApiKeyRecord, b: ApiKeyRecord): number {
   return a.id < b.id ? 1 : -1;
 }
 
-/** The filters as the API defines them, evaluated in memory to compute expected results. */
-function matches(key: ApiKeyRecord, filters: ApiKeyFilters): boolean {
+/**
+ * The filters as the contract defines them, evaluated in memory at `now` to compute expected results: the status
+ * filter by effective status (statuses.test.ts pins `effectiveStatus` down), any of a list. A null workspace filter
+ * is the default workspace: a null workspace with workspace scope.
+ */
+function matches(key: ApiKeyRecord, filters: ApiKeyFilters, now: EpochMicros = nowMicros()): boolean {
+  const statuses: readonly EffectiveApiKeyStatus[] | undefined =
+    typeof filters.status === 'string' ? [filters.status] : filters.status;
   return (
-    (filters.status === undefined || key.status === filters.status) &&
-    (filters.workspaceId === undefined || key.workspaceId === filters.workspaceId) &&
+    (statuses === undefined || statuses.includes(effectiveStatus(key, now))) &&
+    (filters.workspaceId === undefined ||
+      (key.workspaceId === filters.workspaceId && (key.workspaceId !== null || key.scope === 'workspace'))) &&
     (filters.createdByUserId === undefined ||
       (key.createdBy.type === 'user' && key.createdBy.id === filters.createdByUserId))
   );
@@ -101,8 +119,13 @@ export async function listPage(
 }
 
 /** Every key of the organization matching the filters, in one page with a limit larger than any test data. */
-async function listAll(store: Store, organizationId: string, filters: ApiKeyFilters = {}): Promise<ApiKeyRecord[]> {
-  const page = await listPage(store, { organizationId, limit: 100_000, filters });
+async function listAll(
+  store: Store,
+  organizationId: string,
+  filters: ApiKeyFilters = {},
+  now?: EpochMicros,
+): Promise<ApiKeyRecord[]> {
+  const page = await listPage(store, { organizationId, limit: 100_000, filters, now });
   expect(page.hasMore).toBe(false);
   return page.keys;
 }
@@ -237,15 +260,15 @@ export function describeStoreConformance(
         expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
       });
 
-      it('the default organization exists after migrateToLatest()', async () => {
-        expect(await store.getOrganization(DEFAULT_ORGANIZATION.id)).toEqual({
+      it('the default organization exists after migrateToLatest(), with a default workspace ID', async () => {
+        const organization = await store.getOrganization(DEFAULT_ORGANIZATION.id);
+
+        expect(organization).toEqual({
           id: DEFAULT_ORGANIZATION.id,
           name: DEFAULT_ORGANIZATION.name,
+          defaultWorkspaceId: expect.stringMatching(WORKSPACE_ID),
         });
-        expect(await store.listOrganizations()).toContainEqual({
-          id: DEFAULT_ORGANIZATION.id,
-          name: DEFAULT_ORGANIZATION.name,
-        });
+        expect(await store.listOrganizations()).toContainEqual(organization);
       });
     });
 
@@ -253,9 +276,21 @@ export function describeStoreConformance(
       it('createOrganization returns an organization that get and list find', async () => {
         const organization = await store.createOrganization('Acme');
 
-        expect(organization).toEqual({ id: expect.stringMatching(/^org_[A-Za-z0-9]{24}$/), name: 'Acme' });
+        expect(organization).toEqual({
+          id: expect.stringMatching(/^org_[A-Za-z0-9]{24}$/),
+          name: 'Acme',
+          defaultWorkspaceId: expect.stringMatching(WORKSPACE_ID),
+        });
         expect(await store.getOrganization(organization.id)).toEqual(organization);
         expect(await store.listOrganizations()).toContainEqual(organization);
+      });
+
+      it('every organization gets a default workspace ID of its own', async () => {
+        const created = [await store.createOrganization('one'), await store.createOrganization('two')];
+        const all = await store.listOrganizations();
+
+        expect(created[0]?.defaultWorkspaceId).not.toBe(created[1]?.defaultWorkspaceId);
+        expect(new Set(all.map((organization) => organization.defaultWorkspaceId)).size).toBe(all.length);
       });
 
       it('getOrganization of an unknown id returns undefined', async () => {
@@ -264,7 +299,7 @@ export function describeStoreConformance(
     });
 
     describe('creating and getting API keys', () => {
-      it('createApiKey returns the key with its secret once, and getApiKey returns the same key without it', async () => {
+      it('createApiKey returns the key with its secret once, and getApiKey the same key without it', async () => {
         const organizationId = await newOrganization();
         const before = Date.now();
 
@@ -284,6 +319,9 @@ export function describeStoreConformance(
           createdBy: { id: 'user_bob', type: 'user' },
           partialKeyHint: expectedHint(secret),
           status: 'active',
+          scope: 'workspace',
+          expiresAt: null,
+          principal: null,
         });
         expect(Number.isSafeInteger(apiKey.createdAt)).toBe(true);
         expect(apiKey.createdAt).toBeGreaterThanOrEqual(before * 1000 - SECOND_MICROS);
@@ -302,12 +340,25 @@ export function describeStoreConformance(
           createdBy: { id: 'svcacct_ci', type: 'service_account' },
           status: 'inactive',
         });
+        const nullWorkspace = await newKey(organizationId, { workspaceId: null, scope: 'workspace' });
 
-        expect(await store.getApiKey(organizationId, apiKey.id)).toMatchObject({
+        expect(apiKey).toMatchObject({
           workspaceId: null,
+          scope: 'workspace',
           createdBy: { id: 'svcacct_ci', type: 'service_account' },
           status: 'inactive',
         });
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
+        expect(nullWorkspace.apiKey).toMatchObject({ workspaceId: null, scope: 'workspace' });
+      });
+
+      it("createApiKey stores a workspace ID as given, even the organization's default workspace ID", async () => {
+        const organization = await store.createOrganization('default workspace ID');
+
+        const { apiKey } = await newKey(organization.id, { workspaceId: organization.defaultWorkspaceId });
+
+        expect(apiKey).toMatchObject({ workspaceId: organization.defaultWorkspaceId, scope: 'workspace' });
+        expect(await store.getApiKey(organization.id, apiKey.id)).toEqual(apiKey);
       });
 
       it('each key gets its own id, secret and hint, and a later key is newer', async () => {
@@ -330,6 +381,59 @@ export function describeStoreConformance(
         await newKey(organizationId);
 
         expect(await store.getApiKey(organizationId, UNKNOWN_ID)).toBeUndefined();
+      });
+    });
+
+    describe('scopes, principals and expiry of new keys', () => {
+      it('a key with organization scope has no workspace and keeps its principal', async () => {
+        const organizationId = await newOrganization();
+
+        const { apiKey } = await newKey(organizationId, { scope: 'organization', principal: ALICE });
+
+        expect(apiKey).toMatchObject({ workspaceId: null, scope: 'organization', principal: ALICE });
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
+      });
+
+      it('a key with workspace scope may have a principal too, a user or a service account', async () => {
+        const organization = await store.createOrganization('principals');
+        const robot = { type: 'service_account', id: 'svcacct_robot' } as const;
+
+        const { apiKey: named } = await newKey(organization.id, { workspaceId: 'wrkspc_01', principal: ALICE });
+        const { apiKey: unnamed } = await newKey(organization.id, { scope: 'workspace', principal: robot });
+
+        expect(named).toMatchObject({ workspaceId: 'wrkspc_01', scope: 'workspace', principal: ALICE });
+        expect(unnamed).toMatchObject({ workspaceId: null, scope: 'workspace', principal: robot });
+        expect(await store.getApiKey(organization.id, named.id)).toEqual(named);
+        expect(await store.getApiKey(organization.id, unnamed.id)).toEqual(unnamed);
+      });
+
+      it.each<[string, Partial<Parameters<Store['createApiKey']>[0]>]>([
+        ['without a principal', {}],
+        ['with a null principal', { principal: null }],
+        ['with a workspace', { principal: ALICE, workspaceId: 'wrkspc_01' }],
+      ])('organization scope %s is a TypeError and creates nothing', async (_, overrides) => {
+        const organizationId = await newOrganization();
+
+        await expect(newKey(organizationId, { scope: 'organization', ...overrides })).rejects.toThrow(TypeError);
+
+        expect(await listAll(store, organizationId)).toEqual([]);
+      });
+
+      it('createApiKey keeps a given expiry, even a past one; null or none means never', async () => {
+        const organizationId = await newOrganization();
+        const now = nowMicros();
+
+        const { apiKey: later } = await newKey(organizationId, { expiresAt: now + HOUR_MICROS });
+        const { apiKey: past } = await newKey(organizationId, { expiresAt: now - HOUR_MICROS });
+        const { apiKey: never } = await newKey(organizationId, { expiresAt: null });
+
+        expect([later.expiresAt, past.expiresAt, never.expiresAt]).toEqual([
+          now + HOUR_MICROS,
+          now - HOUR_MICROS,
+          null,
+        ]);
+        expect(await store.getApiKey(organizationId, later.id)).toEqual(later);
+        expect(ids(await listAll(store, organizationId, { status: 'expired' }))).toEqual([past.id]);
       });
     });
 
@@ -470,7 +574,38 @@ export function describeStoreConformance(
         expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(updated);
       });
 
-      it('an empty patch, or one whose fields are undefined, rejects with a TypeError and changes nothing', async () => {
+      it('a patch with only an expiry sets it, and a null expiry removes it; nothing else changes', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId, { name: 'keep me', status: 'inactive' });
+        const expiresAt = nowMicros() + HOUR_MICROS;
+
+        const set = await store.updateApiKey(organizationId, apiKey.id, { expiresAt });
+        const setAgain = await store.getApiKey(organizationId, apiKey.id);
+        const removed = await store.updateApiKey(organizationId, apiKey.id, { expiresAt: null });
+
+        expect(set).toEqual({ ...apiKey, expiresAt });
+        expect(setAgain).toEqual(set);
+        expect(removed).toEqual(apiKey);
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
+      });
+
+      it('a patch with every field changes every one, and a past expiry makes the key expired', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId);
+        const expiresAt = nowMicros() - SECOND_MICROS;
+
+        const updated = await store.updateApiKey(organizationId, apiKey.id, {
+          name: 'all',
+          status: 'inactive',
+          expiresAt,
+        });
+
+        expect(updated).toEqual({ ...apiKey, name: 'all', status: 'inactive', expiresAt });
+        expect(ids(await listAll(store, organizationId, { status: 'expired' }))).toEqual([apiKey.id]);
+        expect(await listAll(store, organizationId, { status: 'inactive' })).toEqual([]);
+      });
+
+      it('an empty patch, or one whose fields are undefined, is a TypeError and changes nothing', async () => {
         const organizationId = await newOrganization();
         const { apiKey } = await newKey(organizationId, { name: 'same', status: 'inactive' });
 
@@ -677,6 +812,307 @@ export function describeStoreConformance(
       });
     });
 
+    describe('listing: the status filter at a given moment', () => {
+      // An arbitrary moment, with keys whose expiry is an hour before it, exactly at it, or an hour after it.
+      const T = 1_800_000_000_000_000;
+      const EXPIRIES = [null, T - HOUR_MICROS, T, T + HOUR_MICROS];
+      const MOMENTS = [T - 2 * HOUR_MICROS, T - 1, T, T + 2 * HOUR_MICROS];
+      let organizationId: string;
+      /** One key for every stored status and expiry, newest first. */
+      let keys: ApiKeyRecord[];
+
+      beforeAll(async () => {
+        organizationId = await newOrganization('moments');
+        for (const status of STATUSES) {
+          for (const expiresAt of EXPIRIES) {
+            await newKey(organizationId, { name: `${status} until ${expiresAt}`, status, expiresAt });
+          }
+        }
+        keys = await listAll(store, organizationId);
+      });
+
+      /** Every non-empty set of effective statuses. */
+      const STATUS_SETS = Array.from({ length: 2 ** EFFECTIVE_API_KEY_STATUSES.length - 1 }, (_, n) =>
+        EFFECTIVE_API_KEY_STATUSES.filter((__, bit) => ((n + 1) >> bit) & 1),
+      );
+
+      it.each(STATUS_SETS.map((set) => [set.join(' or '), set] as const))(
+        'a filter of %s lists the keys whose effective status is one of them, at every moment',
+        async (_, statuses) => {
+          for (const now of MOMENTS) {
+            const listed = await listAll(store, organizationId, { status: statuses }, now);
+
+            expect(ids(listed)).toEqual(ids(keys.filter((key) => matches(key, { status: statuses }, now))));
+          }
+        },
+      );
+
+      it('a single status as a string filters like a list of it', async () => {
+        for (const status of EFFECTIVE_API_KEY_STATUSES) {
+          expect(await listAll(store, organizationId, { status }, T)).toEqual(
+            await listAll(store, organizationId, { status: [status] }, T),
+          );
+        }
+      });
+
+      it('a key expiring at T is active or inactive before T, expired from T on; archived stays archived', async () => {
+        const expiring = keys.filter((key) => key.expiresAt === T);
+        const statusesAt = async (now: EpochMicros) => {
+          const found: Record<string, EffectiveApiKeyStatus> = {};
+          for (const status of EFFECTIVE_API_KEY_STATUSES) {
+            for (const key of await listAll(store, organizationId, { status }, now)) {
+              found[key.id] = status;
+            }
+          }
+          return expiring.map((key) => found[key.id]);
+        };
+
+        expect(expiring.map((key) => key.status)).toEqual(['archived', 'inactive', 'active']);
+        expect(await statusesAt(T - 1)).toEqual(['archived', 'inactive', 'active']);
+        expect(await statusesAt(T)).toEqual(['archived', 'expired', 'expired']);
+      });
+
+      it('without a moment the filter is evaluated now', async () => {
+        const organization = await newOrganization('now');
+        const { apiKey: past } = await newKey(organization, { expiresAt: nowMicros() - SECOND_MICROS });
+        const { apiKey: future } = await newKey(organization, { expiresAt: nowMicros() + HOUR_MICROS });
+
+        expect(ids(await listAll(store, organization, { status: 'expired' }))).toEqual([past.id]);
+        expect(ids(await listAll(store, organization, { status: 'active' }))).toEqual([future.id]);
+      });
+
+      it.each<[string, unknown]>([
+        ['an empty list', []],
+        ['an unknown status', 'bogus'],
+        ['a list with an unknown status', ['active', 'bogus']],
+      ])('a status filter with %s is a TypeError', async (_, status) => {
+        await expect(
+          store.listApiKeys({ organizationId, limit: 10, filters: { status: status as EffectiveApiKeyStatus } }),
+        ).rejects.toThrow(TypeError);
+      });
+
+      it("a null workspace filter lists the default workspace's keys, never one with organization scope", async () => {
+        const organizationId = await newOrganization('default workspace filter');
+        const { apiKey: inDefault } = await newKey(organizationId);
+        const { apiKey: bound } = await newKey(organizationId, { workspaceId: null, principal: ALICE });
+        await newKey(organizationId, { scope: 'organization', principal: ALICE });
+        await newKey(organizationId, { workspaceId: 'wrkspc_other' });
+
+        expect(await listAll(store, organizationId, { workspaceId: null })).toEqual([bound, inDefault]);
+      });
+
+      it('a workspace ID filter lists the keys stored with that ID, never those of the default workspace', async () => {
+        const organization = await store.createOrganization('workspace ID filter');
+        const { apiKey: named } = await newKey(organization.id, { workspaceId: 'wrkspc_named' });
+        const { apiKey: withDefaultId } = await newKey(organization.id, {
+          workspaceId: organization.defaultWorkspaceId,
+        });
+        const { apiKey: inDefault } = await newKey(organization.id);
+        await newKey(organization.id, { scope: 'organization', principal: ALICE });
+
+        expect(await listAll(store, organization.id, { workspaceId: 'wrkspc_named' })).toEqual([named]);
+        // The store takes the default workspace's ID as any other ID; the server maps it to null before it calls.
+        expect(await listAll(store, organization.id, { workspaceId: organization.defaultWorkspaceId })).toEqual([
+          withDefaultId,
+        ]);
+        expect(await listAll(store, organization.id, { workspaceId: null })).toEqual([inDefault]);
+      });
+    });
+
+    describe('rotating API keys', () => {
+      const rotate = (organizationId: string, id: string, gracePeriodMicros: EpochMicros, now?: EpochMicros) =>
+        store.rotateApiKey({ organizationId, id, gracePeriodMicros, createdBy: ROTATOR, now });
+      /** Rotates a key that must be rotatable. */
+      const rotated = async (organizationId: string, id: string, gracePeriodMicros: EpochMicros, now?: EpochMicros) => {
+        const result = await rotate(organizationId, id, gracePeriodMicros, now);
+        if (result.kind !== 'rotated') {
+          throw new Error(`the rotation of ${id} found it ${result.kind}`);
+        }
+        return result;
+      };
+
+      it('creates a key like the old one, active, by the rotator, with a new ID and a secret that works', async () => {
+        const organizationId = await newOrganization();
+        const expiresAt = nowMicros() + 24 * HOUR_MICROS;
+        const { apiKey: old, secret: oldSecret } = await newKey(organizationId, {
+          name: 'rotate me',
+          workspaceId: 'wrkspc_01',
+          principal: ALICE,
+          expiresAt,
+          status: 'inactive',
+        });
+
+        const { created } = await rotated(organizationId, old.id, HOUR_MICROS);
+
+        expect(created.apiKey).toEqual({
+          id: expect.stringMatching(/^apikey_[A-Za-z0-9]{24}$/),
+          name: 'rotate me',
+          workspaceId: 'wrkspc_01',
+          scope: 'workspace',
+          createdAt: expect.any(Number),
+          createdBy: ROTATOR,
+          partialKeyHint: expectedHint(created.secret),
+          status: 'active',
+          expiresAt,
+          principal: ALICE,
+        });
+        expect(created.apiKey.id).not.toBe(old.id);
+        expect(created.secret).toMatch(API_SECRET);
+        expect(created.secret).not.toBe(oldSecret);
+        expect(created.apiKey.createdAt).toBeGreaterThan(old.createdAt);
+        expect(await store.getApiKey(organizationId, created.apiKey.id)).toEqual(created.apiKey);
+        expect(await store.findCredential(hashSecret(created.secret))).toEqual({ kind: 'api_key', organizationId });
+        expect(ids(await listAll(store, organizationId))).toEqual([created.apiKey.id, old.id]);
+      });
+
+      it('with no grace period the old key expires at the moment of the rotation', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: old } = await newKey(organizationId);
+        const now = nowMicros();
+
+        const { previous } = await rotated(organizationId, old.id, 0, now);
+
+        expect(previous).toEqual({ ...old, expiresAt: now });
+        expect(await store.getApiKey(organizationId, old.id)).toEqual(previous);
+        expect(ids(await listAll(store, organizationId, { status: 'expired' }, now))).toEqual([old.id]);
+      });
+
+      it('with a grace period the old key keeps working until it ends', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: old } = await newKey(organizationId);
+        const now = nowMicros();
+
+        const { created, previous } = await rotated(organizationId, old.id, HOUR_MICROS, now);
+        const activeAt = async (moment: EpochMicros) =>
+          ids(await listAll(store, organizationId, { status: 'active' }, moment));
+
+        expect(previous).toEqual({ ...old, expiresAt: now + HOUR_MICROS });
+        expect(created.apiKey.expiresAt).toBeNull();
+        expect(await activeAt(now + HOUR_MICROS - 1)).toEqual([created.apiKey.id, old.id]);
+        expect(await activeAt(now + HOUR_MICROS)).toEqual([created.apiKey.id]);
+      });
+
+      it('an old key expiring before the grace period ends keeps its expiry; the new key gets it too', async () => {
+        const organizationId = await newOrganization();
+        const now = nowMicros();
+        const { apiKey: old } = await newKey(organizationId, { expiresAt: now + 10 * SECOND_MICROS });
+
+        const { created, previous } = await rotated(organizationId, old.id, HOUR_MICROS, now);
+
+        expect(previous).toEqual(old);
+        expect(created.apiKey.expiresAt).toBe(now + 10 * SECOND_MICROS);
+      });
+
+      it('an old key expiring after the grace period expires at its end; the new key keeps its expiry', async () => {
+        const organizationId = await newOrganization();
+        const now = nowMicros();
+        const { apiKey: old } = await newKey(organizationId, { expiresAt: now + 24 * HOUR_MICROS });
+
+        const { created, previous } = await rotated(organizationId, old.id, HOUR_MICROS, now);
+
+        expect(previous.expiresAt).toBe(now + HOUR_MICROS);
+        expect(created.apiKey.expiresAt).toBe(now + 24 * HOUR_MICROS);
+      });
+
+      it('a key with organization scope is replaced by one with the same scope and principal', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: old } = await newKey(organizationId, { scope: 'organization', principal: ALICE });
+
+        const { created } = await rotated(organizationId, old.id, 0);
+
+        expect(created.apiKey).toMatchObject({ workspaceId: null, scope: 'organization', principal: ALICE });
+      });
+
+      it('a key of the default workspace is replaced by one of the default workspace', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: old } = await newKey(organizationId, { principal: ALICE });
+
+        const { created } = await rotated(organizationId, old.id, 0);
+
+        expect(created.apiKey).toMatchObject({ workspaceId: null, scope: 'workspace', principal: ALICE });
+        expect(ids(await listAll(store, organizationId, { workspaceId: null }))).toEqual([created.apiKey.id, old.id]);
+      });
+
+      it('a key of another organization, or an unknown ID, is not found, and nothing changes', async () => {
+        const [orgA, orgB] = [await newOrganization('A'), await newOrganization('B')];
+        const { apiKey: keyB } = await newKey(orgB);
+
+        expect(await rotate(orgA, keyB.id, 0)).toEqual({ kind: 'not_found' });
+        expect(await rotate(orgA, UNKNOWN_ID, 0)).toEqual({ kind: 'not_found' });
+
+        expect(await listAll(store, orgA)).toEqual([]);
+        expect(await listAll(store, orgB)).toEqual([keyB]);
+      });
+
+      it.each<[string, Partial<Parameters<Store['createApiKey']>[0]>, 'archived' | 'expired']>([
+        ['archived', { status: 'archived' }, 'archived'],
+        ['archived, with an expiry that has passed', { status: 'archived', expiresAt: 1 }, 'archived'],
+        ['expired', { expiresAt: 1 }, 'expired'],
+        ['inactive and expired', { status: 'inactive', expiresAt: 1 }, 'expired'],
+      ])('a key that is %s is not rotatable, and nothing changes', async (_, overrides, status) => {
+        const organizationId = await newOrganization();
+        const { apiKey: key } = await newKey(organizationId, overrides);
+
+        expect(await rotate(organizationId, key.id, HOUR_MICROS)).toEqual({ kind: 'not_rotatable', key, status });
+
+        expect(await listAll(store, organizationId)).toEqual([key]);
+      });
+
+      it('the moment of the rotation decides whether the key has expired', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: key } = await newKey(organizationId, { expiresAt: T_ROTATION });
+
+        expect(await rotate(organizationId, key.id, 0, T_ROTATION)).toEqual({
+          kind: 'not_rotatable',
+          key,
+          status: 'expired',
+        });
+        expect((await rotate(organizationId, key.id, 0, T_ROTATION - 1)).kind).toBe('rotated');
+      });
+
+      it('of two rotations of one key at the same time, one rotates it and the other finds it expired', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: key } = await newKey(organizationId);
+
+        const results = await Promise.all([rotate(organizationId, key.id, 0), rotate(organizationId, key.id, 0)]);
+
+        expect(results.map((result) => result.kind).sort()).toEqual(['not_rotatable', 'rotated']);
+        expect(results.find((result) => result.kind === 'not_rotatable')).toMatchObject({ status: 'expired' });
+        expect(await listAll(store, organizationId)).toHaveLength(2);
+      });
+
+      it('a rotation in a transaction that fails is undone with it', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: key } = await newKey(organizationId);
+        const failure = new Error('abort the transaction');
+        let secret = '';
+
+        const outcome = store.transaction(async (trx) => {
+          const result = await trx.rotateApiKey({
+            organizationId,
+            id: key.id,
+            gracePeriodMicros: 0,
+            createdBy: ROTATOR,
+          });
+          secret = result.kind === 'rotated' ? result.created.secret : '';
+          throw failure;
+        });
+
+        await expect(outcome).rejects.toBe(failure);
+        expect(secret).toMatch(API_SECRET);
+        expect(await listAll(store, organizationId)).toEqual([key]);
+        expect(await store.findCredential(hashSecret(secret))).toEqual({ kind: 'unknown' });
+      });
+
+      it.each([-1, 0.5, Number.NaN])('a grace period of %s is a TypeError', async (gracePeriodMicros) => {
+        const organizationId = await newOrganization();
+        const { apiKey: key } = await newKey(organizationId);
+
+        await expect(rotate(organizationId, key.id, gracePeriodMicros)).rejects.toThrow(TypeError);
+        expect(await listAll(store, organizationId)).toEqual([key]);
+      });
+    });
+
     describe('listing: boundaries', () => {
       it('an organization without keys lists an empty last page, with or without filters', async () => {
         const organizationId = await newOrganization();
@@ -719,6 +1155,7 @@ export function describeStoreConformance(
       /** Every key of organization A, newest first, from one large page. */
       let all: ApiKeyRecord[];
       let otherIds: string[];
+      /** The named workspaces of the seeded keys (not the default one). */
       let workspaces: string[];
       let users: string[];
 
@@ -726,7 +1163,14 @@ export function describeStoreConformance(
         orgA = await newOrganization('seeded A');
         orgB = await newOrganization('seeded B');
         expect(
-          await store.seedApiKeys({ organizationId: orgA, count: SEED_COUNT, workspaces: 3, users: 4, seed: 7 }),
+          await store.seedApiKeys({
+            organizationId: orgA,
+            count: SEED_COUNT,
+            workspaces: 3,
+            users: 4,
+            seed: 7,
+            lifecycle: true,
+          }),
         ).toBe(SEED_COUNT);
         // The other organization gets keys with the same workspaces, users and statuses, so filters alone never
         // tell the organizations apart.
@@ -736,6 +1180,7 @@ export function describeStoreConformance(
           workspaces: 3,
           users: 4,
           seed: 8,
+          lifecycle: true,
         });
         const seeded = await listAll(store, orgA);
         workspaces = [...new Set(seeded.map((key) => key.workspaceId))].filter((id) => id !== null).sort();
@@ -757,19 +1202,76 @@ export function describeStoreConformance(
         otherIds = ids(await listAll(store, orgB));
       });
 
-      it('seedApiKeys spreads keys over every status, K workspaces plus none, U users and distinct times', async () => {
+      it('seedApiKeys spreads keys over the statuses, K workspaces and the default, U users and times', async () => {
         const seeded = all.filter((key) => key.name.startsWith('seeded'));
 
         expect(seeded).toHaveLength(SEED_COUNT);
         expect(new Set(seeded.map((key) => key.status))).toEqual(new Set(STATUSES));
+        expect(workspaces).toEqual(['wrkspc_seed0', 'wrkspc_seed1', 'wrkspc_seed2']);
+        // The named workspaces, and null: the default workspace, or none with organization scope.
         expect(new Set(seeded.map((key) => key.workspaceId)).size).toBe(3 + 1);
-        expect(seeded.some((key) => key.workspaceId === null)).toBe(true);
+        expect(seeded.filter((key) => matches(key, { workspaceId: null })).length).toBeGreaterThan(SEED_COUNT / 8);
         expect(new Set(seeded.map((key) => key.createdBy.id)).size).toBe(4);
         expect(seeded.every((key) => key.createdBy.type === 'user')).toBe(true);
         expect(new Set(seeded.map((key) => key.createdAt)).size).toBe(SEED_COUNT);
         expect(seeded.filter((key) => !Number.isSafeInteger(key.createdAt))).toEqual([]);
         expect(seeded.filter((key) => !SEEDED_HINT.test(key.partialKeyHint ?? ''))).toEqual([]);
         expect(otherIds).toHaveLength(OTHER_ORG_SEED_COUNT);
+      });
+
+      it('seedApiKeys expires about 3% of keys already and 10% later, and binds about 2% to their creator', () => {
+        const now = nowMicros();
+        const seeded = all.filter((key) => key.name.startsWith('seeded'));
+        const shareOf = (predicate: (key: ApiKeyRecord) => boolean) => seeded.filter(predicate).length / SEED_COUNT;
+        const expired = (key: ApiKeyRecord) => key.expiresAt != null && key.expiresAt <= now;
+        const expiring = (key: ApiKeyRecord) => key.expiresAt != null && key.expiresAt > now;
+        const bound = seeded.filter((key) => key.principal);
+
+        expect(shareOf(expired)).toBeGreaterThan(0.015);
+        expect(shareOf(expired)).toBeLessThan(0.045);
+        expect(shareOf(expiring)).toBeGreaterThan(0.08);
+        expect(shareOf(expiring)).toBeLessThan(0.12);
+        expect(bound.length / SEED_COUNT).toBeGreaterThan(0.01);
+        expect(bound.length / SEED_COUNT).toBeLessThan(0.03);
+        // An expiry lies after the key's creation; a later one at least a day after seeding.
+        expect(seeded.filter((key) => expired(key) && (key.expiresAt ?? 0) < key.createdAt)).toEqual([]);
+        expect(seeded.filter((key) => expiring(key) && (key.expiresAt ?? 0) < now + 23 * HOUR_MICROS)).toEqual([]);
+        expect(bound.filter((key) => key.principal?.type !== 'user' || key.principal.id !== key.createdBy.id)).toEqual(
+          [],
+        );
+        // About half of the bound keys have organization scope, and only they do; they have no workspace.
+        const organizationScope = seeded.filter((key) => key.scope === 'organization');
+        expect(organizationScope.length).toBeGreaterThan(bound.length / 4);
+        expect(organizationScope.length).toBeLessThan((bound.length * 3) / 4);
+        expect(organizationScope.filter((key) => !key.principal || key.workspaceId !== null)).toEqual([]);
+        expect(seeded.filter((key) => key.scope !== 'organization' && key.scope !== 'workspace')).toEqual([]);
+      });
+
+      it('seedApiKeys with the same seed makes the same spread', async () => {
+        const organization = await store.createOrganization('same seed');
+        await store.seedApiKeys({
+          organizationId: organization.id,
+          count: SEED_COUNT,
+          workspaces: 3,
+          users: 4,
+          seed: 7,
+          lifecycle: true,
+        });
+        const now = nowMicros();
+        const spreadOf = (keys: ApiKeyRecord[]) =>
+          keys
+            .filter((key) => key.name.startsWith('seeded'))
+            .map((key) => [
+              key.name,
+              key.status,
+              key.workspaceId,
+              key.scope,
+              key.createdBy.id,
+              key.expiresAt == null ? 'never' : key.expiresAt <= now ? 'expired' : 'later',
+              key.principal?.id ?? null,
+            ]);
+
+        expect(spreadOf(await listAll(store, organization.id))).toEqual(spreadOf(all));
       });
 
       it('seedApiKeys of more keys than one transaction holds creates every one of them, once', async () => {
@@ -781,6 +1283,7 @@ export function describeStoreConformance(
           workspaces: 2,
           users: 2,
           seed: 9,
+          lifecycle: true,
         });
         const listed = await listAll(store, organizationId);
 
@@ -809,6 +1312,19 @@ export function describeStoreConformance(
         [
           'all three filters',
           () => ({ status: 'inactive', workspaceId: at(workspaces, 0), createdByUserId: at(users, 0) }),
+        ],
+        ['the default workspace', () => ({ workspaceId: null })],
+        ['status + the default workspace', () => ({ status: 'active', workspaceId: null })],
+        ['the default workspace + createdByUserId', () => ({ workspaceId: null, createdByUserId: at(users, 2) })],
+        ['expired + the default workspace', () => ({ status: 'expired', workspaceId: null })],
+        ['expired', () => ({ status: 'expired' })],
+        ['inactive or expired', () => ({ status: ['inactive', 'expired'] })],
+        ['active or inactive', () => ({ status: ['active', 'inactive'] })],
+        ['expired + workspaceId', () => ({ status: 'expired', workspaceId: at(workspaces, 1) })],
+        ['expired + createdByUserId', () => ({ status: 'expired', createdByUserId: at(users, 2) })],
+        [
+          'archived or expired + workspaceId + createdByUserId',
+          () => ({ status: ['archived', 'expired'], workspaceId: at(workspaces, 2), createdByUserId: at(users, 3) }),
         ],
       ];
 

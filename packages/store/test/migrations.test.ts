@@ -1,11 +1,27 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrationProvider } from '../src/migrations/index.js';
+import { openStore, type StoreLocation } from '../src/open-store.js';
+import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
+import type { Store } from '../src/types.js';
 import { migrationNames } from '../testing/index.js';
+import { createTestDatabase } from '../testing/postgres.js';
+import { postgresAvailable } from '../testing/postgres-available.js';
+import { insertLegacyKeys, type LegacyKeyRow } from './legacy-keys.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../src/migrations/', import.meta.url));
 /** The files of shipped migrations: `0001-initial.ts`, ... */
 const MIGRATION_FILES = readdirSync(MIGRATIONS_DIR).filter((file) => /^\d{4}-.+\.ts$/.test(file));
+const BEFORE_DEFAULT_WORKSPACES = '0003-postgres-list-indexes';
+const WORKSPACE_ID = /^wrkspc_[A-Za-z0-9]{24}$/;
+const OTHER_ORGANIZATION = 'org_other';
 
 describe('migrations', () => {
   it('are registered one per file, in the order of their file names', async () => {
@@ -19,5 +35,267 @@ describe('migrations', () => {
 
     expect(specifiers.length).toBeGreaterThan(0);
     expect(specifiers.filter((specifier) => /(^|\/)\d{4}-[^/]*$/.test(specifier))).toEqual([]);
+  });
+});
+
+/** A new, empty database of one engine, with a migrator of its own beside the store. */
+interface Subject {
+  db: Kysely<unknown>;
+  location: StoreLocation;
+  /** The column names of a table. */
+  columns(table: string): Promise<string[]>;
+  /** The file a PostgreSQL table's rows are in, which a rewrite of the table replaces; null on SQLite. */
+  tableFile(table: string): Promise<string | null>;
+  cleanup(): Promise<void>;
+}
+
+async function sqliteSubject(): Promise<Subject> {
+  const dir = await mkdtemp(join(tmpdir(), 'apikeys-migration-test-'));
+  const path = join(dir, 'api-keys.sqlite');
+  const database = new Database(path);
+  // As the store's own connection has it, so that 0004 must switch it off to rebuild organizations.
+  database.pragma('foreign_keys = ON');
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    location: { kind: 'sqlite', path },
+    async columns(table) {
+      return (database.pragma(`table_info(${table})`) as { name: string }[]).map((column) => column.name);
+    },
+    async tableFile() {
+      return null;
+    },
+    async cleanup() {
+      await db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresSubject(): Promise<Subject> {
+  const database = await createTestDatabase();
+  const db = new Kysely<unknown>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
+  });
+  return {
+    db,
+    location: { kind: 'postgres', url: database.url },
+    async columns(table) {
+      const { rows } = await sql<{ name: string }>`select column_name as name from information_schema.columns
+        where table_name = ${table} order by ordinal_position`.execute(db);
+      return rows.map((row) => row.name);
+    },
+    async tableFile(table) {
+      const { rows } = await sql<{
+        file: string;
+      }>`select pg_relation_filenode(${table}::regclass)::text as file`.execute(db);
+      return rows[0]?.file ?? null;
+    },
+    async cleanup() {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+const ENGINES = [
+  { engine: 'SQLite', open: sqliteSubject, available: true },
+  { engine: 'PostgreSQL', open: postgresSubject, available: await postgresAvailable() },
+];
+
+describe.each(ENGINES.filter(({ available }) => available))('0004 on $engine', ({ open }) => {
+  let subject: Subject;
+  let store: Store | undefined;
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await subject.cleanup();
+  });
+
+  async function migrateTo(migration: string): Promise<void> {
+    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
+    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
+    expect(error).toBeUndefined();
+  }
+
+  /** A database at 0003 with keys in two organizations, a quarter of them in the default workspace. */
+  async function legacyDatabase(): Promise<LegacyKeyRow[]> {
+    subject = await open();
+    await migrateTo(BEFORE_DEFAULT_WORKSPACES);
+    await sql`insert into organizations (id, name, created_at) values (${OTHER_ORGANIZATION}, 'other', 1)`.execute(
+      subject.db,
+    );
+    return [
+      ...(await insertLegacyKeys(subject.db, DEFAULT_ORGANIZATION.id, 40)),
+      ...(await insertLegacyKeys(subject.db, OTHER_ORGANIZATION, 20)),
+    ];
+  }
+
+  async function openedStore(): Promise<Store> {
+    store = (await openStore(subject.location)).store;
+    return store;
+  }
+
+  const defaultWorkspaces = async () =>
+    Object.fromEntries(
+      (
+        await sql<{ id: string; default_workspace_id: string }>`select id, default_workspace_id
+          from organizations`.execute(subject.db)
+      ).rows.map((row) => [row.id, row.default_workspace_id]),
+    );
+
+  const workspacesOfKeys = async () =>
+    Object.fromEntries(
+      (
+        await sql<{ id: string; workspace_id: string | null }>`select id, workspace_id from api_keys`.execute(
+          subject.db,
+        )
+      ).rows.map((row) => [row.id, row.workspace_id]),
+    );
+
+  it('gives each organization a default workspace ID of its own, and leaves every key in its workspace', async () => {
+    const legacy = await legacyDatabase();
+    const fileBefore = await subject.tableFile('api_keys');
+
+    await migrateTo('latest');
+    const defaults = await defaultWorkspaces();
+    const workspaces = await workspacesOfKeys();
+    const scopes = (
+      await sql<{ scope: string; keys: number | string }>`select scope, count(*) as keys from api_keys
+        group by scope`.execute(subject.db)
+    ).rows.map((row) => [row.scope, Number(row.keys)]);
+
+    expect(Object.keys(defaults).sort()).toEqual([DEFAULT_ORGANIZATION.id, OTHER_ORGANIZATION]);
+    expect(Object.values(defaults).every((id) => WORKSPACE_ID.test(id))).toBe(true);
+    expect(defaults[DEFAULT_ORGANIZATION.id]).not.toBe(defaults[OTHER_ORGANIZATION]);
+    expect(legacy.filter((row) => row.workspace_id === null)).toHaveLength(10 + 5);
+    // The keys of the default workspace keep null: the migration rewrites no key.
+    for (const row of legacy) {
+      expect(workspaces[row.id]).toBe(row.workspace_id);
+    }
+    expect(scopes).toEqual([['workspace', legacy.length]]);
+    // Nor does PostgreSQL rewrite the table to add the columns.
+    expect(await subject.tableFile('api_keys')).toBe(fileBefore);
+  });
+
+  it('leaves keys the store lists as before: no expiry, no principal, in their workspace', async () => {
+    const legacy = await legacyDatabase();
+    await migrateTo('latest');
+    const opened = await openedStore();
+
+    const inDefault = await opened.listApiKeys({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      limit: 100,
+      filters: { workspaceId: null },
+    });
+    const all = await opened.listApiKeys({ organizationId: DEFAULT_ORGANIZATION.id, limit: 100 });
+
+    const expected = legacy
+      .filter((row) => row.organization_id === DEFAULT_ORGANIZATION.id && row.workspace_id === null)
+      .map((row) => row.id)
+      .reverse();
+    expect(inDefault.kind === 'page' && inDefault.keys.map((key) => key.id)).toEqual(expected);
+    expect(all.kind === 'page' && all.keys).toHaveLength(40);
+    for (const key of all.kind === 'page' ? all.keys : []) {
+      const row = legacy.find((legacyRow) => legacyRow.id === key.id);
+      expect(key).toMatchObject({
+        workspaceId: row?.workspace_id,
+        expiresAt: null,
+        principal: null,
+        scope: 'workspace',
+      });
+    }
+  });
+
+  it('makes the database refuse what the contract forbids', async () => {
+    await legacyDatabase();
+    await migrateTo('latest');
+    const defaults = await defaultWorkspaces();
+    const insertKey = (columns: Record<string, unknown>) =>
+      sql`insert into api_keys (id, organization_id, name, workspace_id, created_at, created_by_id, created_by_type,
+          partial_key_hint, secret_hash, status, updated_at, expires_at, principal_type, principal_id, scope)
+        values (${columns.id}, ${DEFAULT_ORGANIZATION.id}, 'raw', ${columns.workspace_id ?? null}, 1, 'user_raw',
+          'user', null, ${columns.id}, 'active', 1, null, ${columns.principal_type ?? null},
+          ${columns.principal_id ?? null}, ${'scope' in columns ? columns.scope : 'workspace'})`.execute(subject.db);
+    const alice = { principal_type: 'user', principal_id: 'user_alice' };
+    const insertOrganization = (id: string, defaultWorkspaceId: string | null) =>
+      sql`insert into organizations (id, name, created_at, default_workspace_id)
+        values (${id}, 'raw', 1, ${defaultWorkspaceId})`.execute(subject.db);
+
+    await expect(insertKey({ id: 'apikey_scope', scope: 'organization' })).rejects.toThrow(
+      /api_keys_organization_scope_check/,
+    );
+    await expect(
+      insertKey({ id: 'apikey_scope2', scope: 'organization', workspace_id: 'wrkspc_1', ...alice }),
+    ).rejects.toThrow(/api_keys_organization_scope_check/);
+    await expect(insertKey({ id: 'apikey_scope3', scope: 'team', ...alice })).rejects.toThrow(/api_keys_scope_check/);
+    await expect(insertKey({ id: 'apikey_scope4', scope: null })).rejects.toThrow(/null|NOT NULL/i);
+    await expect(
+      insertKey({ id: 'apikey_type', workspace_id: 'wrkspc_1', principal_type: 'robot', principal_id: 'robot_1' }),
+    ).rejects.toThrow(/api_keys_principal_type_check/);
+    await expect(insertKey({ id: 'apikey_half', workspace_id: 'wrkspc_1', principal_type: 'user' })).rejects.toThrow(
+      /api_keys_principal_check/,
+    );
+    await expect(insertKey({ id: 'apikey_half2', workspace_id: 'wrkspc_1', principal_id: 'user_1' })).rejects.toThrow(
+      /api_keys_principal_check/,
+    );
+    await expect(insertOrganization('org_none', null)).rejects.toThrow(/null|NOT NULL/i);
+    await expect(insertOrganization('org_same', defaults[OTHER_ORGANIZATION] ?? '')).rejects.toThrow(/unique/i);
+    // The default workspace (workspace_id null), with or without a principal; organization scope with one.
+    await insertKey({ id: 'apikey_default', workspace_id: null });
+    await insertKey({ id: 'apikey_default_bound', workspace_id: null, ...alice });
+    await insertKey({ id: 'apikey_org_scope', workspace_id: null, scope: 'organization', ...alice });
+    await expect(
+      sql`update api_keys set organization_id = 'org_missing' where id = 'apikey_org_scope'`.execute(subject.db),
+    ).rejects.toThrow(/foreign key/i);
+  });
+
+  it('down restores 0003: every key of the default workspace has null, expired keys become inactive', async () => {
+    const legacy = await legacyDatabase();
+    const [expiring, expired] = legacy.filter(
+      (row) => row.organization_id === DEFAULT_ORGANIZATION.id && row.status === 'active',
+    );
+    await migrateTo('latest');
+    const opened = await openedStore();
+    const now = Date.now() * 1000;
+    await opened.updateApiKey(DEFAULT_ORGANIZATION.id, expiring?.id ?? '', { expiresAt: now + 3_600_000_000 });
+    await opened.updateApiKey(DEFAULT_ORGANIZATION.id, expired?.id ?? '', { expiresAt: now - 1 });
+    const { apiKey: organizationScope } = await opened.createApiKey({
+      organizationId: OTHER_ORGANIZATION,
+      name: 'organization scope',
+      scope: 'organization',
+      principal: { type: 'user', id: 'user_alice' },
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    // A caller that did not map the default workspace's ID to null (the store takes it as given).
+    const { apiKey: withDefaultId } = await opened.createApiKey({
+      organizationId: OTHER_ORGANIZATION,
+      name: 'default workspace ID',
+      workspaceId: (await defaultWorkspaces())[OTHER_ORGANIZATION],
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    await opened.close();
+    store = undefined;
+
+    await migrateTo(BEFORE_DEFAULT_WORKSPACES);
+    const workspaces = await workspacesOfKeys();
+    const statuses = Object.fromEntries(
+      (await sql<{ id: string; status: string }>`select id, status from api_keys`.execute(subject.db)).rows.map(
+        (row) => [row.id, row.status],
+      ),
+    );
+
+    expect(await subject.columns('organizations')).toEqual(['id', 'name', 'created_at']);
+    expect(await subject.columns('api_keys')).not.toContain('expires_at');
+    expect(await subject.columns('api_keys')).not.toContain('principal_id');
+    expect(await subject.columns('api_keys')).not.toContain('scope');
+    for (const row of legacy) {
+      expect(workspaces[row.id]).toBe(row.workspace_id);
+    }
+    expect(workspaces[organizationScope.id]).toBeNull();
+    expect(workspaces[withDefaultId.id]).toBeNull();
+    expect([statuses[expiring?.id ?? ''], statuses[expired?.id ?? '']]).toEqual(['active', 'inactive']);
+    await migrateTo('latest');
   });
 });

@@ -10,7 +10,8 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../testing/po
 import { postgresAvailable } from '../testing/postgres-available.js';
 import { explainPostgres, type PlanNode, planNodes } from '../testing/query-plans.js';
 import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, listPage, type StoreUnderTest } from './conformance.js';
-import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
+import { insertLegacyKeys } from './legacy-keys.js';
+import { CURSOR_SHAPES, FILTER_SHAPES, ROW_CHECKED_STATUS_SHAPES } from './list-query-shapes.js';
 
 // In CI this throws when PostgreSQL is unreachable, so these tests are never skipped there.
 const available = await postgresAvailable();
@@ -59,18 +60,22 @@ describe.runIf(available)('PostgreSQL', () => {
       store = opened.store;
       await opened.migrator.migrateToLatest();
       organizationId = (await store.createOrganization('plans')).id;
-      await store.seedApiKeys({ organizationId, count: 20_000, workspaces: 3, users: 4, seed: 1 });
+      await store.seedApiKeys({ organizationId, count: 20_000, workspaces: 3, users: 4, seed: 1, lifecycle: true });
       await store.seedApiKeys({
         organizationId: DEFAULT_ORGANIZATION.id,
         count: 5_000,
         workspaces: 3,
         users: 4,
         seed: 2,
+        lifecycle: true,
       });
-      cursorId = (await listPage(store, { organizationId, limit: 1000 })).keys.at(-1)?.id ?? '';
+      // In the middle, so that every filter matches many keys on either side. Where fewer keys than a page are left,
+      // PostgreSQL may rightly read them all and sort them (and did, with the cursor at the 1000th key).
+      cursorId = (await listPage(store, { organizationId, limit: 10_000 })).keys.at(-1)?.id ?? '';
       explainer = new pg.Client({ connectionString: database.url });
       await explainer.connect();
-      await explainer.query('analyze');
+      // Vacuumed too, as autovacuum may do at any moment: the visibility map it sets changes the planner's costs.
+      await explainer.query('vacuum analyze');
     });
 
     afterAll(async () => {
@@ -92,33 +97,54 @@ describe.runIf(available)('PostgreSQL', () => {
       return plans;
     }
 
+    /** Checks that each query reads an index of the organization in page order; returns the page query's Filters. */
+    async function pageFiltersOf(filters: ApiKeyFilters, shape: (typeof CURSOR_SHAPES)[number]): Promise<string[]> {
+      const plans = await plansOf(filters, shape);
+      expect(plans).toHaveLength(shape === 'no cursor' ? 1 : 2);
+      for (const nodes of plans) {
+        const types = nodes.map((node) => node['Node Type']);
+        expect(types).not.toContain('Sort');
+        expect(types).not.toContain('Incremental Sort');
+        expect(types).not.toContain('Seq Scan');
+        expect(types).not.toContain('Bitmap Heap Scan');
+        const indexes = nodes.flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
+        expect(indexes.length).toBeGreaterThan(0);
+        for (const index of indexes) {
+          expect(index).toMatch(/^api_keys_(pkey|org_\w+_idx)$/);
+        }
+      }
+      // (The cursor's own row is found by primary key; its organization is checked on that one row.)
+      return (plans.at(-1) ?? []).flatMap((node) => (node.Filter ? [node.Filter] : []));
+    }
+
     describe.each(FILTER_SHAPES)('listing with %s', (_, filters) => {
       it.each(CURSOR_SHAPES)(
         'and %s reads an index of the organization, checks every filter in it, and never sorts',
         async (shape) => {
-          const plans = await plansOf(filters, shape);
-          expect(plans).toHaveLength(shape === 'no cursor' ? 1 : 2);
-          for (const nodes of plans) {
-            const types = nodes.map((node) => node['Node Type']);
-            expect(types).not.toContain('Sort');
-            expect(types).not.toContain('Incremental Sort');
-            expect(types).not.toContain('Seq Scan');
-            const indexes = nodes.flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
-            expect(indexes.length).toBeGreaterThan(0);
-            for (const index of indexes) {
-              expect(index).toMatch(/^api_keys_(pkey|org_\w+_idx)$/);
-            }
-          }
           // In the page query, a condition left to a Filter would be checked on the table row of every entry read.
-          // (The cursor's own row is found by primary key; its organization is checked on that one row.)
-          expect((plans.at(-1) ?? []).flatMap((node) => (node.Filter ? [node.Filter] : []))).toEqual([]);
+          expect(await pageFiltersOf(filters, shape)).toEqual([]);
+        },
+      );
+    });
+
+    describe.each(ROW_CHECKED_STATUS_SHAPES)('listing with %s', (_, filters) => {
+      it.each(CURSOR_SHAPES)(
+        'and %s reads an index of the organization and never sorts; only the status is checked on rows',
+        async (shape) => {
+          const pageFilters = await pageFiltersOf(filters, shape);
+
+          expect(pageFilters).toHaveLength(1);
+          expect(pageFilters[0]).toMatch(/status/);
+          expect(pageFilters[0]).not.toMatch(/workspace_id|created_by/);
         },
       );
     });
   });
 
   describe('list indexes', () => {
-    it('0002 makes the list indexes covering, 0003 swaps name out for the filter columns with room for updates, and down restores each', async () => {
+    // 0002 makes the list indexes covering, 0003 swaps name out for the filter columns with room for updates, 0004
+    // adds the signed expiry, the scope, an index of the keys that can expire and one of the default workspace.
+    it('each migration replaces the list indexes of a database with keys, and each down restores them', async () => {
       const database = await createTestDatabase();
       const db = new Kysely<unknown>({
         dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
@@ -130,8 +156,7 @@ describe.runIf(available)('PostgreSQL', () => {
           await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes
             where tablename = 'api_keys' order by indexname`.execute(db)
         ).rows;
-      const listIndexNames = async () =>
-        (await indexes()).map((index) => index.indexname).filter((name) => name.startsWith('api_keys_org_'));
+      const listIndexes = async () => (await indexes()).filter((index) => index.indexname.startsWith('api_keys_org_'));
       const tableOptions = async () =>
         (
           await sql<{ options: string[] | null }>`select reloptions as options from pg_class
@@ -140,47 +165,90 @@ describe.runIf(available)('PostgreSQL', () => {
       try {
         expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
         const initial = await indexes();
-        await store.seedApiKeys({
-          organizationId: DEFAULT_ORGANIZATION.id,
-          count: 500,
-          workspaces: 3,
-          users: 4,
-          seed: 3,
-        });
-        const query = { organizationId: DEFAULT_ORGANIZATION.id, limit: 50, filters: { status: 'active' as const } };
-        const page = await store.listApiKeys(query);
-
+        const legacy = await insertLegacyKeys(db, DEFAULT_ORGANIZATION.id, 500);
         expect((await migrator.migrateTo('0002-covering-list-indexes')).error).toBeUndefined();
-        const covering = await listIndexNames();
-        const pageOnCovering = await store.listApiKeys(query);
+        const covering = await indexes();
+        expect((await migrator.migrateTo('0003-postgres-list-indexes')).error).toBeUndefined();
+        const filtering = await indexes();
+        const filteringOptions = await tableOptions();
         expect((await migrator.migrateToLatest()).error).toBeUndefined();
-        const latest = await listIndexNames();
-        const latestColumns = (await indexes()).map((index) => index.indexdef.replace(/^.*USING btree /, ''));
+        const latest = await listIndexes();
         const latestOptions = await tableOptions();
-        const pageOnLatest = await store.listApiKeys(query);
+        const page = await store.listApiKeys({
+          organizationId: DEFAULT_ORGANIZATION.id,
+          limit: 50,
+          filters: { status: 'active' },
+        });
+        const defaultPage = await store.listApiKeys({
+          organizationId: DEFAULT_ORGANIZATION.id,
+          limit: 50,
+          filters: { workspaceId: null },
+        });
+        expect((await migrator.migrateTo('0003-postgres-list-indexes')).error).toBeUndefined();
+        const filteringAgain = await indexes();
         expect((await migrator.migrateTo('0002-covering-list-indexes')).error).toBeUndefined();
-        const coveringAgain = await listIndexNames();
+        const coveringAgain = await indexes();
         const optionsAfterDown = await tableOptions();
         expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
 
-        expect(covering).toEqual([
+        const namesOf = (list: { indexname: string }[]) =>
+          list.map((index) => index.indexname).filter((name) => name.startsWith('api_keys_org_'));
+        expect(namesOf(covering)).toEqual([
           'api_keys_org_created_covering_idx',
           'api_keys_org_creator_created_covering_idx',
           'api_keys_org_status_created_covering_idx',
           'api_keys_org_workspace_created_covering_idx',
         ]);
-        expect(latest).toEqual([
+        expect(namesOf(filtering)).toEqual([
           'api_keys_org_created_idx',
           'api_keys_org_creator_created_filters_idx',
           'api_keys_org_status_created_filters_idx',
           'api_keys_org_workspace_created_filters_idx',
         ]);
-        expect(latestColumns.filter((columns) => columns.includes('name'))).toEqual([]);
+        expect(namesOf(latest)).toEqual([
+          'api_keys_org_created_filters_idx',
+          'api_keys_org_creator_created_filters_idx',
+          'api_keys_org_default_workspace_created_filters_idx',
+          'api_keys_org_expiring_created_filters_idx',
+          'api_keys_org_status_created_filters_idx',
+          'api_keys_org_workspace_created_filters_idx',
+        ]);
+        const latestColumns = latest.map((index) => index.indexdef.replace(/^.*USING btree /, ''));
+        const definitionOf = (name: string) =>
+          latest.find((index) => index.indexname === `api_keys_org_${name}_created_filters_idx`)?.indexdef;
+        // No name, so that a rename stays a heap-only update; the signed expiry in every index but the expiring one.
+        expect(latestColumns.filter((columns) => /\bname\b/.test(columns))).toEqual([]);
+        expect(latestColumns.filter((columns) => columns.includes('CASE status'))).toHaveLength(5);
+        // The scope next to every trailing workspace_id; a partial index for each side of workspace_id is null.
+        expect(latestColumns.filter((columns) => /workspace_id, scope\b/.test(columns))).toHaveLength(3);
+        expect(definitionOf('expiring')).toMatch(
+          /WHERE \(\(expires_at IS NOT NULL\) AND \(status <> 'archived'::text\)\)$/,
+        );
+        expect(definitionOf('workspace')).toMatch(/USING btree \(organization_id, workspace_id, created_at, id, /);
+        expect(definitionOf('workspace')).toMatch(/\) WHERE \(workspace_id IS NOT NULL\)$/);
+        expect(definitionOf('default_workspace')).toMatch(/USING btree \(organization_id, created_at, id, /);
+        expect(definitionOf('default_workspace')).toMatch(
+          /\) WHERE \(\(workspace_id IS NULL\) AND \(scope = 'workspace'::text\)\)$/,
+        );
+        expect(filteringOptions).toEqual(['fillfactor=85']);
         expect(latestOptions).toEqual(['fillfactor=85']);
+        expect(page.kind === 'page' && page.keys.map((key) => key.id)).toEqual(
+          legacy
+            .filter((row) => row.status === 'active')
+            .map((row) => row.id)
+            .reverse()
+            .slice(0, 50),
+        );
+        expect(defaultPage.kind === 'page' && defaultPage.keys.map((key) => key.id)).toEqual(
+          legacy
+            .filter((row) => row.workspace_id === null)
+            .map((row) => row.id)
+            .reverse()
+            .slice(0, 50),
+        );
+        expect(filteringAgain).toEqual(filtering);
         expect(coveringAgain).toEqual(covering);
         expect(optionsAfterDown).toBeNull();
-        expect(pageOnCovering).toEqual(page);
-        expect(pageOnLatest).toEqual(page);
         expect(await indexes()).toEqual(initial);
       } finally {
         await store.close();
@@ -200,6 +268,7 @@ describe.runIf(available)('PostgreSQL', () => {
           workspaces: 3,
           users: 4,
           seed: 4,
+          lifecycle: true,
         });
         const page = await listPage(store, { organizationId: DEFAULT_ORGANIZATION.id, limit: 100 });
         for (const [index, key] of page.keys.entries()) {

@@ -12,7 +12,8 @@ import { openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.
 import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { explainSqlite } from '../testing/query-plans.js';
 import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, listPage, type StoreUnderTest } from './conformance.js';
-import { CURSOR_SHAPES, FILTER_SHAPES } from './list-query-shapes.js';
+import { insertLegacyKeys } from './legacy-keys.js';
+import { CURSOR_SHAPES, FILTER_SHAPES, ROW_CHECKED_STATUS_SHAPES } from './list-query-shapes.js';
 
 const PACKAGE_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -154,7 +155,7 @@ describe('SQLite group commit', () => {
     store = opened.store;
     await opened.migrator.migrateToLatest();
     organizationId = (await store.createOrganization('group commit')).id;
-    await store.seedApiKeys({ organizationId, count: 200, workspaces: 2, users: 2, seed: 3 });
+    await store.seedApiKeys({ organizationId, count: 200, workspaces: 2, users: 2, seed: 3, lifecycle: true });
     ids = (await listPage(store, { organizationId, limit: 200 })).keys.map((key) => key.id);
     side = new Database(path);
   });
@@ -220,6 +221,7 @@ const INDEX_EQUALITIES: Record<string, string> = {
   api_keys_org_status_created_covering_idx: 'organization_id=? AND status=?',
   api_keys_org_workspace_created_covering_idx: 'organization_id=? AND workspace_id=?',
   api_keys_org_creator_created_covering_idx: 'organization_id=? AND created_by_type=? AND created_by_id=?',
+  api_keys_org_expiring_created_covering_idx: 'organization_id=?',
 };
 // A list query reads its page from the index alone, never a table row.
 const PLAN_STEP = /^SEARCH api_keys USING COVERING INDEX (\w+) \((.*)\)$/;
@@ -242,8 +244,15 @@ describe.each([
     store = opened.store;
     await opened.migrator.migrateToLatest();
     organizationId = (await store.createOrganization('plans')).id;
-    await store.seedApiKeys({ organizationId, count: 3000, workspaces: 3, users: 4, seed: 1 });
-    await store.seedApiKeys({ organizationId: DEFAULT_ORGANIZATION.id, count: 1000, workspaces: 3, users: 4, seed: 2 });
+    await store.seedApiKeys({ organizationId, count: 3000, workspaces: 3, users: 4, seed: 1, lifecycle: true });
+    await store.seedApiKeys({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      count: 1000,
+      workspaces: 3,
+      users: 4,
+      seed: 2,
+      lifecycle: true,
+    });
     const page = await listPage(store, { organizationId, limit: 1500 });
     cursorId = page.keys.at(-1)?.id ?? '';
     explainer = new Database(path);
@@ -268,7 +277,8 @@ describe.each([
     return queries.map(({ sql, parameters }) => ({ sql, steps: explainSqlite(explainer, sql, parameters) }));
   }
 
-  describe.each(FILTER_SHAPES)('listing with %s', (_, filters, expectedIndex) => {
+  // SQLite checks every filter in the covering index, so the status sets PostgreSQL checks on rows are no different.
+  describe.each([...FILTER_SHAPES, ...ROW_CHECKED_STATUS_SHAPES])('listing with %s', (_, filters, expectedIndex) => {
     it.each(CURSOR_SHAPES)('and %s is one index range search of the organization, without sorting', async (shape) => {
       const plans = await plansOf(filters, shape);
 
@@ -301,47 +311,68 @@ describe.each([
 });
 
 describe('SQLite list index migration', () => {
-  it('0002 replaces the list indexes of a database with keys, and its down restores those of 0001', async () => {
+  it('0002 and 0004 replace the list indexes of a database with keys, and each down restores them', async () => {
     const { path, removeDir } = await tempDatabasePath();
     const database = new Database(path);
-    const migrator = new Migrator({
-      db: new Kysely<unknown>({ dialect: new SqliteDialect({ database }) }),
-      provider: migrationProvider,
-    });
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
+    const migrator = new Migrator({ db, provider: migrationProvider });
     const indexes = () =>
       database
         .prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'api_keys' order by name")
         .all() as { name: string; sql: string | null }[];
+    const listIndexes = () => indexes().filter((index) => index.name.startsWith('api_keys_org_'));
     const { store } = openSqliteStore(path);
     try {
       expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
       const initial = indexes();
-      await store.seedApiKeys({
-        organizationId: DEFAULT_ORGANIZATION.id,
-        count: 500,
-        workspaces: 3,
-        users: 4,
-        seed: 3,
-      });
-      const query = { organizationId: DEFAULT_ORGANIZATION.id, limit: 50, filters: { status: 'active' as const } };
-      const page = await store.listApiKeys(query);
-
+      const legacy = await insertLegacyKeys(db, DEFAULT_ORGANIZATION.id, 500);
+      expect((await migrator.migrateTo('0003-postgres-list-indexes')).error).toBeUndefined();
+      const covering = indexes();
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
-      const upgraded = indexes().map((index) => index.name);
-      const pageAfterUpgrade = await store.listApiKeys(query);
+      const latest = listIndexes();
+      const page = await store.listApiKeys({
+        organizationId: DEFAULT_ORGANIZATION.id,
+        limit: 50,
+        filters: { status: 'active' },
+      });
+      expect((await migrator.migrateTo('0003-postgres-list-indexes')).error).toBeUndefined();
+      const coveringAgain = indexes();
       expect((await migrator.migrateTo('0001-initial')).error).toBeUndefined();
 
-      expect(upgraded.filter((name) => name.startsWith('api_keys_org_'))).toEqual([
+      expect(covering.map((index) => index.name).filter((name) => name.startsWith('api_keys_org_'))).toEqual([
         'api_keys_org_created_covering_idx',
         'api_keys_org_creator_created_covering_idx',
         'api_keys_org_status_created_covering_idx',
         'api_keys_org_workspace_created_covering_idx',
       ]);
-      expect(pageAfterUpgrade).toEqual(page);
+      expect(latest.map((index) => index.name)).toEqual([
+        'api_keys_org_created_covering_idx',
+        'api_keys_org_creator_created_covering_idx',
+        'api_keys_org_expiring_created_covering_idx',
+        'api_keys_org_status_created_covering_idx',
+        'api_keys_org_workspace_created_covering_idx',
+      ]);
+      // Every list index covers every column a page filters on or returns.
+      for (const { sql } of latest) {
+        for (const column of ['name', 'partial_key_hint', 'expires_at', 'principal_type', 'principal_id', 'scope']) {
+          expect(sql).toContain(`"${column}"`);
+        }
+      }
+      expect(latest.find((index) => index.name.includes('expiring'))?.sql).toMatch(
+        /where expires_at is not null and status <> 'archived'$/,
+      );
+      expect(page.kind === 'page' && page.keys.map((key) => key.id)).toEqual(
+        legacy
+          .filter((row) => row.status === 'active')
+          .map((row) => row.id)
+          .reverse()
+          .slice(0, 50),
+      );
+      expect(coveringAgain).toEqual(covering);
       expect(indexes()).toEqual(initial);
     } finally {
       await store.close();
-      database.close();
+      await db.destroy();
       await removeDir();
     }
   });

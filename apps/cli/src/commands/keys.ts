@@ -32,12 +32,14 @@ export const HELP_GROUPS = {
 
 /**
  * `apikeys keys create|seed`: API keys, the resource the admin API manages, written directly to the database.
- * Returns the `keys` command, to which the API commands (list, get, update) are added.
+ * Returns the `keys` command, to which the API commands (list, get, update, issue, rotate) are added.
  */
 export function registerKeys(program: Command): Command {
   const keys = program
     .command('keys')
-    .description('API keys: create and seed them in the database; list, get and update them through the admin API')
+    .description(
+      'API keys: create and seed them in the database; list, get, update, issue and rotate them through the admin API',
+    )
     .commandsGroup(HELP_GROUPS.database);
 
   keys

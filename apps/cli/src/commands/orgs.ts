@@ -1,7 +1,13 @@
+import type { OrganizationRecord } from '@apikeys/store';
 import type { Command } from 'commander';
 import { NAME_LENGTH, parseName } from '../arguments.js';
 import { printJson } from '../output.js';
 import { withStore } from '../store-session.js';
+
+/** An organization as the CLI prints it: its ID and name only. */
+function organizationJson({ id, name }: OrganizationRecord): { id: string; name: string } {
+  return { id, name };
+}
 
 /** `apikeys orgs create|list`: the organizations (tenants). */
 export function registerOrgs(program: Command): void {
@@ -12,11 +18,13 @@ export function registerOrgs(program: Command): void {
     .description('create an organization')
     .requiredOption('--name <name>', `organization name (${NAME_LENGTH})`, parseName)
     .action((options: { name: string }) =>
-      withStore(async (store) => printJson(await store.createOrganization(options.name))),
+      withStore(async (store) => printJson(organizationJson(await store.createOrganization(options.name)))),
     );
 
   orgs
     .command('list')
     .description('list every organization, oldest first')
-    .action(() => withStore(async (store) => printJson({ data: await store.listOrganizations() })));
+    .action(() =>
+      withStore(async (store) => printJson({ data: (await store.listOrganizations()).map(organizationJson) })),
+    );
 }

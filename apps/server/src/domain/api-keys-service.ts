@@ -1,19 +1,59 @@
-import type { ApiKeyFilters, ApiKeyPage, ApiKeyRecord, ApiKeyStatus, PageCursor, Store } from '@apikeys/store';
+import {
+  type ApiKeyFilters,
+  type ApiKeyPage,
+  type ApiKeyPatch,
+  type ApiKeyRecord,
+  type ApiKeyStatus,
+  type CreatedApiKey,
+  type Creator,
+  type EpochMicros,
+  effectiveStatus,
+  nowMicros,
+  type PageCursor,
+  type Principal,
+  type RotateApiKeyResult,
+  type Store,
+} from '@apikeys/store';
 import { AppError, invalidRequest } from './errors.js';
 import { quotable } from './quotable.js';
 
-/** What `listApiKeys` takes: a page size, at most one cursor, and filters. */
+/** What `listApiKeys` takes: a page size, at most one cursor, filters, and the moment the status filter applies at. */
 export interface ListApiKeysParams {
   limit: number;
   afterId?: string | undefined;
   beforeId?: string | undefined;
   filters: ApiKeyFilters;
+  /** The moment the status filter applies at; now when not given. */
+  now?: EpochMicros | undefined;
 }
 
-/** What `updateApiKey` takes: each field is a new value, or undefined to leave it unchanged. */
+/**
+ * What `updateApiKey` takes: each field is a new value, or undefined to leave it unchanged; `expiresAt: null`
+ * removes the expiry.
+ */
 export interface UpdateApiKeyParams {
   name?: string | undefined;
   status?: ApiKeyStatus | undefined;
+  expiresAt?: EpochMicros | null | undefined;
+  /** The moment that decides whether the key has expired; now when not given. */
+  now?: EpochMicros | undefined;
+}
+
+/** What `createApiKey` takes. `workspaceId`: undefined for the default workspace, null for organization scope. */
+export interface CreateApiKeyParams {
+  name: string;
+  workspaceId: string | null | undefined;
+  expiresAt: EpochMicros | null;
+  principal: Principal | null;
+  createdBy: Creator;
+  now: EpochMicros;
+}
+
+/** What `rotateApiKey` takes. */
+export interface RotateApiKeyParams {
+  gracePeriodSeconds: number;
+  createdBy: Creator;
+  now: EpochMicros;
 }
 
 /** The query parameter that carries each kind of cursor, which the errors about a cursor name. */
@@ -47,9 +87,16 @@ function unknownCursor(cursor: PageCursor | undefined): Error {
   return invalidRequest(CURSOR_PARAMETER[cursor.direction], `no API key ${withId(cursor.id)}`);
 }
 
+/** Refuses an expiry that is not in the future. */
+function requireFuture(expiresAt: EpochMicros | null | undefined, now: EpochMicros): void {
+  if (expiresAt !== null && expiresAt !== undefined && expiresAt <= now) {
+    throw invalidRequest('expires_at', 'must lie in the future');
+  }
+}
+
 /**
- * The rules of the API key operations, independent of HTTP; each method is named after its operationId and acts
- * on one organization.
+ * The rules of the API key operations, independent of HTTP and of API versions; each method is named after its
+ * operationId and acts on one organization.
  */
 export class ApiKeysService {
   constructor(private readonly store: Store) {}
@@ -62,6 +109,7 @@ export class ApiKeysService {
       limit: params.limit,
       cursor,
       filters: params.filters,
+      now: params.now,
     });
     if (result.kind === 'cursor_not_found') {
       throw unknownCursor(cursor);
@@ -77,19 +125,69 @@ export class ApiKeysService {
     return key;
   }
 
-  /** Changes the given fields; an update that changes none returns the key as it is, without a write. */
-  async updateApiKey(organizationId: string, id: string, { name, status }: UpdateApiKeyParams): Promise<ApiKeyRecord> {
-    let key: ApiKeyRecord | undefined;
-    if (name !== undefined) {
-      key = await this.store.updateApiKey(organizationId, id, { name, status });
-    } else if (status !== undefined) {
-      key = await this.store.updateApiKey(organizationId, id, { status });
-    } else {
-      key = await this.store.getApiKey(organizationId, id);
+  /**
+   * Changes the given fields; an update that changes none returns the key as it is, without a write. An expired key
+   * can be renamed and archived, nothing else: its status cannot become active or inactive, nor its expiry change.
+   */
+  async updateApiKey(organizationId: string, id: string, params: UpdateApiKeyParams): Promise<ApiKeyRecord> {
+    const { name, status, expiresAt, now = nowMicros() } = params;
+    requireFuture(expiresAt, now);
+    const revives = expiresAt !== undefined || status === 'active' || status === 'inactive';
+    if (revives || (name === undefined && status === undefined)) {
+      const key = await this.getApiKey(organizationId, id);
+      if (!revives) {
+        return key;
+      }
+      if (effectiveStatus(key, now) === 'expired') {
+        const field = expiresAt === undefined ? 'status' : 'expires_at';
+        throw invalidRequest(field, 'the key has expired; an expired key can only be renamed or archived');
+      }
     }
+    // At least one field is set here: the update without any returned above.
+    const key = await this.store.updateApiKey(organizationId, id, { name, status, expiresAt } as ApiKeyPatch);
     if (!key) {
       throw apiKeyNotFound(id);
     }
     return key;
+  }
+
+  /** Creates a key in the organization; organization scope needs a principal. */
+  async createApiKey(organizationId: string, params: CreateApiKeyParams): Promise<CreatedApiKey> {
+    requireFuture(params.expiresAt, params.now);
+    const organizationScope = params.workspaceId === null;
+    if (organizationScope && params.principal === null) {
+      throw invalidRequest('workspace_id', 'null (organization scope) needs a principal; name a workspace, or omit it');
+    }
+    return this.store.createApiKey({
+      organizationId,
+      name: params.name,
+      scope: organizationScope ? 'organization' : 'workspace',
+      workspaceId: params.workspaceId ?? undefined,
+      createdBy: params.createdBy,
+      expiresAt: params.expiresAt,
+      principal: params.principal,
+    });
+  }
+
+  /** Replaces a key with a new one; the old one expires after the grace period. Archived and expired keys cannot. */
+  async rotateApiKey(
+    organizationId: string,
+    id: string,
+    params: RotateApiKeyParams,
+  ): Promise<Extract<RotateApiKeyResult, { kind: 'rotated' }>> {
+    const result = await this.store.rotateApiKey({
+      organizationId,
+      id,
+      gracePeriodMicros: params.gracePeriodSeconds * 1_000_000,
+      createdBy: params.createdBy,
+      now: params.now,
+    });
+    if (result.kind === 'not_found') {
+      throw apiKeyNotFound(id);
+    }
+    if (result.kind === 'not_rotatable') {
+      throw invalidRequest('api_key_id', `the key is ${result.status}; only an active or inactive key can be rotated`);
+    }
+    return result;
   }
 }

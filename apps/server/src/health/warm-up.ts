@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API_VERSION } from '@apikeys/api-types';
+import type { ApiVersion } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../http/authenticate.js';
@@ -10,6 +10,7 @@ import { specOperations } from '../http/routes.js';
 
 /** What one warm-up request met: the operation it was for, the one the validator matched, and the status. */
 export interface WarmUpResult {
+  version: ApiVersion;
   operationId: string;
   /** The operationId express-openapi-validator found for the request; undefined if it never reached the validator. */
   validatedAs: string | undefined;
@@ -18,7 +19,11 @@ export interface WarmUpResult {
 export type WarmUpReport = WarmUpResult[];
 
 /** The caller of the warm-up: an organization that does not exist, so that its requests read and change nothing. */
-const WARM_UP_CALLER: Caller = { organizationId: 'org_warmup', adminKeyId: 'adminkey_warmup' };
+const WARM_UP_CALLER: Caller = {
+  organizationId: 'org_warmup',
+  defaultWorkspaceId: async () => 'wrkspc_warmup',
+  adminKeyId: 'adminkey_warmup',
+};
 /** What fills every path parameter: no key has this ID. */
 const PATH_PLACEHOLDER = 'warmup';
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
@@ -44,6 +49,7 @@ export async function warmUpOperations(
   stages: (RequestHandler | ErrorRequestHandler)[],
   lastResort: ErrorRequestHandler,
   document: OpenApiDocument,
+  version: ApiVersion,
 ): Promise<WarmUpReport> {
   const validatedAs = new Map<string, string | undefined>();
   app.use(assignRequestId);
@@ -64,12 +70,12 @@ export async function warmUpOperations(
       const hasBody = BODY_METHODS.has(method);
       const response = await fetch(`http://127.0.0.1:${port}${path.replace(/\{[^}]+\}/g, PATH_PLACEHOLDER)}`, {
         method: method.toUpperCase(),
-        headers: { 'vendor-version': API_VERSION, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+        headers: { 'vendor-version': version, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
         ...(hasBody ? { body: '{}' } : {}),
       });
       await response.arrayBuffer();
       const requestId = response.headers.get('request-id') ?? '';
-      report.push({ operationId, validatedAs: validatedAs.get(requestId), status: response.status });
+      report.push({ version, operationId, validatedAs: validatedAs.get(requestId), status: response.status });
     }
     return report;
   } finally {

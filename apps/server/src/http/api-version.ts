@@ -1,3 +1,4 @@
+import type { ApiVersion } from '@apikeys/api-types';
 import type { NextFunction, Request, Response } from 'express';
 import { quotable } from '../domain/quotable.js';
 import { HttpError } from './errors/http-error.js';
@@ -7,13 +8,13 @@ const VERSION_HEADER = 'vendor-version';
 const VERSION_HEADER_ALIAS = 'anthropic-version';
 
 /**
- * Requires a supported `vendor-version` (or its alias `anthropic-version`). It runs before the spec validator
- * so the errors can name the value sent and the supported versions; the alias is copied to `vendor-version`
- * so the validator sees the header the spec declares.
+ * Requires a supported `vendor-version` (or its alias `anthropic-version`) and records it for the rest of the request
+ * (`apiVersionOf`). It runs before the spec validator so the errors can name the value sent and the supported
+ * versions; the alias is copied to `vendor-version` so the validator sees the header the spec declares.
  */
-export function requireApiVersion(supportedVersions: readonly string[]) {
+export function requireApiVersion(supportedVersions: readonly ApiVersion[]) {
   const supported = supportedVersions.join(', ');
-  return (req: Request, _res: Response, next: NextFunction): void => {
+  return (req: Request, res: Response, next: NextFunction): void => {
     let version = req.headers[VERSION_HEADER];
     const alias = req.headers[VERSION_HEADER_ALIAS];
     if ((version === undefined || version === '') && typeof alias === 'string' && alias !== '') {
@@ -24,7 +25,7 @@ export function requireApiVersion(supportedVersions: readonly string[]) {
       next(HttpError.of('invalid_request_error', `${VERSION_HEADER}: header is required`));
       return;
     }
-    if (typeof version !== 'string' || !supportedVersions.includes(version)) {
+    if (typeof version !== 'string' || !supportedVersions.includes(version as ApiVersion)) {
       // Only a value that looks like a version is repeated: a secret sent here by mistake never comes back.
       const sent =
         typeof version === 'string' && quotable(version, 'date')
@@ -38,6 +39,12 @@ export function requireApiVersion(supportedVersions: readonly string[]) {
       );
       return;
     }
+    res.locals.apiVersion = version;
     next();
   };
+}
+
+/** The API version of the request; undefined for the probes, which take none. */
+export function apiVersionOf(res: Response): ApiVersion | undefined {
+  return res.locals.apiVersion as ApiVersion | undefined;
 }

@@ -1,5 +1,6 @@
 import { hashSecret, type Store, secretForm } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
+import { DefaultWorkspaces } from '../domain/default-workspaces.js';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
 import { MISSING_CREDENTIAL_MESSAGES, presentedCredential } from './credentials.js';
 import { HttpError } from './errors/http-error.js';
@@ -7,6 +8,11 @@ import { HttpError } from './errors/http-error.js';
 /** Who is calling: the admin key and the organization every operation of this request acts on. */
 export interface Caller {
   organizationId: string;
+  /**
+   * The real ID of the organization's default workspace (whose keys are stored with a null workspace), read when a
+   * request first needs it and then kept: the first API version never shows it.
+   */
+  defaultWorkspaceId(): Promise<string>;
   adminKeyId: string;
 }
 
@@ -30,6 +36,7 @@ async function refuse(req: Request, limiter: RequestLimiter | undefined, message
  * API key is recognised and refused with 403.
  */
 export function authenticate(store: Store, limiter?: RequestLimiter) {
+  const defaultWorkspaces = new DefaultWorkspaces(store);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const presented = presentedCredential(req.headers);
     try {
@@ -55,6 +62,7 @@ export function authenticate(store: Store, limiter?: RequestLimiter) {
       }
       const caller: Caller = {
         organizationId: credential.adminKey.organizationId,
+        defaultWorkspaceId: () => defaultWorkspaces.of(credential.adminKey.organizationId),
         adminKeyId: credential.adminKey.id,
       };
       res.locals.caller = caller;

@@ -1,4 +1,4 @@
-import type { OperationId } from '@apikeys/api-types';
+import type { ApiVersion, OperationIdOf } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
 import { Router as createRouter, type Router } from 'express';
 import { type OperationHandler, type OperationHandlers, toExpressHandler } from './typed-handler.js';
@@ -29,17 +29,20 @@ export function specOperations(document: OpenApiDocument): SpecOperation[] {
 }
 
 /** Routes each operation of the spec to its handler; paths and methods come from the spec, never from code. */
-export function routesFromSpec(document: OpenApiDocument, handlers: OperationHandlers): Router {
+export function routesFromSpec<V extends ApiVersion>(
+  document: OpenApiDocument,
+  handlers: OperationHandlers<V>,
+): Router {
   // Paths match exactly as the spec writes them: no trailing slash, no other letter case.
   const router = createRouter({ strict: true, caseSensitive: true });
   for (const { method, path, operationId } of specOperations(document)) {
-    const handler = handlers[operationId as OperationId];
+    const handler = handlers[operationId as OperationIdOf<V>];
     if (!handler) {
       throw new Error(`spec operation ${operationId} has no handler`);
     }
     const expressPath = path.replace(/\{([^}]+)\}/g, ':$1');
     // The operationId comes from the spec at run time, so the handler's exact operation type is not known here.
-    router[method](expressPath, toExpressHandler(handler as OperationHandler<OperationId>));
+    router[method](expressPath, toExpressHandler(handler as OperationHandler<V, OperationIdOf<V>>));
   }
   return router;
 }

@@ -1,40 +1,48 @@
-import type { OperationId, operations, QueryParameterDefaults } from '@apikeys/api-types';
+import type { ApiVersion, OperationIdOf, OperationsOf, QueryParameterDefaults } from '@apikeys/api-types';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Caller, callerOf } from './authenticate.js';
 import { sendJson } from './send-json.js';
 
-type Operation<K extends OperationId> = operations[K];
-type ParametersOf<K extends OperationId, In extends 'query' | 'path'> = NonNullable<Operation<K>['parameters'][In]>;
+type Operation<V extends ApiVersion, K extends OperationIdOf<V>> = OperationsOf<V>[K];
+type ParametersOf<V extends ApiVersion, K extends OperationIdOf<V>, In extends 'query' | 'path'> =
+  Operation<V, K> extends { parameters: { [key in In]?: infer Parameters } } ? NonNullable<Parameters> : never;
+type ResponsesOf<V extends ApiVersion, K extends OperationIdOf<V>> =
+  Operation<V, K> extends { responses: infer Responses } ? Responses : never;
 
 /**
  * The query as the validator hands it over: it fills in every parameter the spec gives a default, so those are
  * always present (`QueryParameterDefaults` is generated from the spec). No handler applies a default of its own.
  */
-type ValidatedQuery<K extends OperationId> = K extends keyof QueryParameterDefaults
-  ? ParametersOf<K, 'query'> & Required<Pick<ParametersOf<K, 'query'>, QueryParameterDefaults[K]>>
-  : ParametersOf<K, 'query'>;
+type ValidatedQuery<V extends ApiVersion, K extends OperationIdOf<V>> = K extends keyof QueryParameterDefaults
+  ? ParametersOf<V, K, 'query'> &
+      Required<Pick<ParametersOf<V, K, 'query'>, QueryParameterDefaults[K] & keyof ParametersOf<V, K, 'query'>>>
+  : ParametersOf<V, K, 'query'>;
 
 /** The JSON body of an operation's request, from the generated types. */
-export type RequestBodyOf<K extends OperationId> =
-  Operation<K> extends {
+export type RequestBodyOf<V extends ApiVersion, K extends OperationIdOf<V>> =
+  Operation<V, K> extends {
     requestBody: { content: { 'application/json': infer Body } };
   }
     ? Body
-    : undefined;
+    : Operation<V, K> extends { requestBody?: { content: { 'application/json': infer Body } } }
+      ? Body | undefined
+      : undefined;
 
 /** The JSON body of an operation's 200 response, from the generated types. */
-export type SuccessBodyOf<K extends OperationId> = Operation<K>['responses'] extends {
-  200: { content: { 'application/json': infer Body } };
-}
-  ? Body
-  : never;
+export type SuccessBodyOf<V extends ApiVersion, K extends OperationIdOf<V>> =
+  ResponsesOf<V, K> extends {
+    200: { content: { 'application/json': infer Body } };
+  }
+    ? Body
+    : never;
 
 /** The JSON body of an operation's response of status `S`, from the generated types. */
-type ResponseBodyOf<K extends OperationId, S extends number> = Operation<K>['responses'] extends {
-  [status in S]: { content: { 'application/json': infer Body } };
-}
-  ? Body
-  : never;
+type ResponseBodyOf<V extends ApiVersion, K extends OperationIdOf<V>, S extends number> =
+  ResponsesOf<V, K> extends {
+    [status in S]: { content: { 'application/json': infer Body } };
+  }
+    ? Body
+    : never;
 
 /** A documented response other than 200, that a handler answers instead of its 200 body. */
 export class StatusResponse<Body> {
@@ -51,38 +59,40 @@ export const withStatus = <S extends number, Body>(status: S, body: Body) => new
  * What a handler receives: the caller and the request's inputs, already validated and coerced by the spec. The
  * probes (`security: []`) take no credential: their handlers must not read `caller`.
  */
-export interface OperationInput<K extends OperationId> {
+export interface OperationInput<V extends ApiVersion, K extends OperationIdOf<V>> {
   caller: Caller;
-  query: ValidatedQuery<K>;
-  path: ParametersOf<K, 'path'>;
-  body: RequestBodyOf<K>;
+  query: ValidatedQuery<V, K>;
+  path: ParametersOf<V, K, 'path'>;
+  body: RequestBodyOf<V, K>;
 }
 
 /**
  * A handler of one operation: typed inputs in, the typed 200 body out, or another documented status with its body.
  * It never sees `req` or `res`.
  */
-export type OperationHandler<K extends OperationId> = (
-  input: OperationInput<K>,
+export type OperationHandler<V extends ApiVersion, K extends OperationIdOf<V>> = (
+  input: OperationInput<V, K>,
 ) => Promise<
-  SuccessBodyOf<K> | StatusResponse<ResponseBodyOf<K, Exclude<keyof Operation<K>['responses'], 200> & number>>
+  SuccessBodyOf<V, K> | StatusResponse<ResponseBodyOf<V, K, Exclude<keyof ResponsesOf<V, K>, 200> & number>>
 >;
 
-/** One handler for every operation in the spec: a missing one is a compile error. */
-export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
+/** One handler for every operation of a version's document: a missing one is a compile error. */
+export type OperationHandlers<V extends ApiVersion> = { [K in OperationIdOf<V>]: OperationHandler<V, K> };
 
 /**
  * Adapts an operation handler to Express. It runs after express-openapi-validator, so `req.query`, `req.params`
  * and `req.body` hold values the spec accepted, with defaults applied and types coerced.
  */
-export function toExpressHandler<K extends OperationId>(handler: OperationHandler<K>): RequestHandler {
+export function toExpressHandler<V extends ApiVersion, K extends OperationIdOf<V>>(
+  handler: OperationHandler<V, K>,
+): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const result = await handler({
         caller: callerOf(res),
-        query: req.query as ValidatedQuery<K>,
-        path: req.params as ParametersOf<K, 'path'>,
-        body: req.body as RequestBodyOf<K>,
+        query: req.query as ValidatedQuery<V, K>,
+        path: req.params as ParametersOf<V, K, 'path'>,
+        body: req.body as RequestBodyOf<V, K>,
       });
       if (result instanceof StatusResponse) {
         sendJson(res, result.status, result.body);

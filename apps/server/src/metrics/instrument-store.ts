@@ -13,6 +13,7 @@ const TIMED_METHODS: Record<TimedMethod, true> = {
   setAdminKeyStatus: true,
   findCredential: true,
   createApiKey: true,
+  rotateApiKey: true,
   seedApiKeys: true,
   getApiKey: true,
   listApiKeys: true,

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, type TestServer } from '@apikeys/server/testing';
+import { API_VERSIONS, LATEST_API_VERSION } from '@apikeys/api-types';
+import { specOperationIds, startTestServer, type TestServer } from '@apikeys/server/testing';
 import { loadSpec } from '@apikeys/spec';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ const SCREENSHOT = fileURLToPath(new URL('./screenshots/docs.png', import.meta.u
 // Generous for a busy 2-core machine (the page renders in about 2 s); a failure names the step that timed out.
 const STEP_TIMEOUT_MS = 20_000;
 
-const document = loadSpec();
+const document = loadSpec(LATEST_API_VERSION);
 /** The summary the spec gives an operation. */
 function summaryOf(template: string, method: string): string {
   const operation = document.paths[template]?.[method.toLowerCase()] as { summary?: string } | undefined;
@@ -161,9 +162,33 @@ describe('the API reference page in Chromium', () => {
 
     expect(activity.aborted).toEqual([]);
     expect(activity.requests.filter((url) => url.origin !== server.baseUrl)).toEqual([]);
-    expect(activity.requests.map((url) => url.pathname)).toEqual(expect.arrayContaining(['/docs', '/openapi.json']));
+    expect(activity.requests.map((url) => url.pathname)).toEqual(
+      expect.arrayContaining(['/docs', `/openapi/${LATEST_API_VERSION}.json`]),
+    );
     expect(activity.failedResponses).toEqual([]);
     expect(activity.errors).toEqual([]);
+  });
+
+  it("switches to another version's document with the version selector", async () => {
+    const first = API_VERSIONS[0];
+    const offered = await page.locator('#api-version option').allTextContents();
+    expect(offered).toEqual([...API_VERSIONS].reverse().map((v) => (v === LATEST_API_VERSION ? `${v} (latest)` : v)));
+
+    await page.locator('#api-version').selectOption(`/openapi/${first}.json`);
+    await page
+      .locator('.opblock')
+      .nth(specOperationIds(first).length - 1)
+      .waitFor();
+    try {
+      expect(await page.locator('.opblock').count()).toBe(specOperationIds(first).length);
+      expect(await visibleTexts(page.locator('.opblock-summary-operation-id'))).not.toContain('createApiKey');
+    } finally {
+      await page.locator('#api-version').selectOption(`/openapi/${LATEST_API_VERSION}.json`);
+      await page
+        .locator('.opblock')
+        .nth(operations.length - 1)
+        .waitFor();
+    }
   });
 
   it('shows no secret, and saves a screenshot of the expanded reference', async () => {

@@ -18,11 +18,23 @@
  *   when the name may not be quoted).
  */
 import { isUtf8 } from 'node:buffer';
+import { LATEST_API_VERSION } from '@apikeys/api-types';
+import { loadSpec } from '@apikeys/spec';
 import { quotable } from '../../src/domain/quotable.js';
 import { HEADER_ALIASES } from './arbitraries.js';
 import { type Bindings, bind, bodyAsRead, type FuzzRequest, headText } from './request.js';
 import { conforms, holdsLoneSurrogate, parameterTextConforms } from './schema-values.js';
-import type { OperationModel, PathModel, SpecModel } from './spec-model.js';
+import { type OperationModel, type PathModel, readSpecModel, type SpecModel } from './spec-model.js';
+
+/** The latest version's operations: one the fuzzed version lacks answers 400, naming the version that has it. */
+const LATEST = readSpecModel(loadSpec(LATEST_API_VERSION));
+
+/** Whether a method and path reach an operation that a later version than `model`'s introduced. */
+function laterOperation(model: SpecModel, method: string, rawPath: string): boolean {
+  const matched = matchPath(LATEST, rawPath);
+  const operation = LATEST.operations.find((o) => o.path === matched?.path && o.method === method);
+  return operation !== undefined && !model.operations.some((o) => o.operationId === operation.operationId);
+}
 
 /** Node's default limit on the size of a request head (`--max-http-header-size`). */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -410,7 +422,9 @@ export function expectationFor(request: FuzzRequest, model: SpecModel, bindings:
   const base = { allowed, query, ...(caller ? { caller } : {}), ...(matched ? { path: matched.path } : {}) };
 
   if (!operation) {
-    for (const status of [400, 401, 403, 429, matched ? 405 : 404]) {
+    const later = target !== undefined && laterOperation(model, request.method, target.path);
+    const refusal = later ? 400 : matched ? 405 : 404;
+    for (const status of [400, 401, 403, 429, refusal]) {
       allowed.add(status);
     }
     if (BODY_METHODS.has(request.method)) {
@@ -428,9 +442,11 @@ export function expectationFor(request: FuzzRequest, model: SpecModel, bindings:
       ...(clean
         ? {
             exact: {
-              statuses: [matched ? 405 : 404, 429],
-              prefixes: [],
-              why: 'an authenticated request outside any operation',
+              statuses: [refusal, 429],
+              prefixes: later ? ['vendor-version'] : [],
+              why: later
+                ? 'an authenticated request for an operation of a later version'
+                : 'an authenticated request outside any operation',
             },
           }
         : {}),

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { API_VERSIONS, LATEST_API_VERSION } from '@apikeys/api-types';
 import {
   authHeaders,
   expectError,
@@ -9,7 +10,7 @@ import {
   startTestServer,
   type TestServer,
 } from '@apikeys/server/testing';
-import { loadSpec, specPath } from '@apikeys/spec';
+import { loadSpec, versionDocumentPath } from '@apikeys/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The reference is public: every request below but the fall-through ones goes out without any header.
@@ -30,24 +31,25 @@ function assetUrls(html: string): string[] {
 }
 
 describe('GET /openapi.yaml', () => {
-  it('serves the exact bytes of spec/openapi.yaml as application/yaml, cached briefly', async () => {
+  it("serves the exact bytes of the latest version's document as application/yaml, cached briefly", async () => {
     const response = await get('/openapi.yaml');
 
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/yaml');
     expect(response.headers.get('cache-control')).toBe('public, max-age=300');
-    expect(Buffer.from(await response.arrayBuffer()).equals(readFileSync(specPath))).toBe(true);
+    const committed = readFileSync(versionDocumentPath(LATEST_API_VERSION));
+    expect(Buffer.from(await response.arrayBuffer()).equals(committed)).toBe(true);
   });
 });
 
 describe('GET /openapi.json', () => {
-  it('serves the parsed spec as JSON', async () => {
+  it("serves the latest version's document as JSON", async () => {
     const response = await get('/openapi.json');
 
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('public, max-age=300');
-    expect(await response.json()).toEqual(loadSpec());
+    expect(await response.json()).toEqual(loadSpec(LATEST_API_VERSION));
   });
 });
 
@@ -76,7 +78,7 @@ describe('GET /docs', () => {
     const html = await (await get('/docs')).text();
     const urls = assetUrls(html);
 
-    expect(urls).toHaveLength(4);
+    expect(urls).toHaveLength(5);
     for (const url of urls) {
       expect(url).toMatch(/^\/docs\/assets\/[0-9a-f]{16}\/[\w.-]+$/);
       const response = await get(url);
@@ -102,13 +104,14 @@ describe('GET /docs', () => {
     }
   });
 
-  it('starts Swagger UI on /openapi.json with the call to validator.swagger.io turned off', async () => {
+  it("starts Swagger UI on each version's document, latest first, with the call to validator.swagger.io turned off", async () => {
     const urls = assetUrls(await (await get('/docs')).text());
     const initializer = urls.find((url) => url.endsWith('/docs-initializer.js')) as string;
 
     const script = await (await get(initializer)).text();
 
-    expect(script).toContain('url: "/openapi.json"');
+    const offered = [...script.matchAll(/"url":"([^"]+)"/g)].map((match) => match[1]);
+    expect(offered).toEqual([...API_VERSIONS].reverse().map((version) => `/openapi/${version}.json`));
     expect(script).toContain('validatorUrl: null');
     expect(script).toContain('queryConfigEnabled: false');
   });

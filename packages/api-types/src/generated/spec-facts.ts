@@ -3,18 +3,37 @@
  * Do not make direct changes to the file.
  */
 
-import type { components } from './openapi.js';
+import type { VersionTypes } from './versions.js';
 
-type Schemas = components['schemas'];
+/** An API version: a value of the `vendor-version` header. */
+export type ApiVersion = keyof VersionTypes;
 
-/** `info.version`: the API version this document describes, which a client built on these types sends. */
-export const API_VERSION = "2023-06-01" satisfies components['parameters']['VendorVersion'];
+type StatusOf<Version extends ApiVersion> = VersionTypes[Version]['components']['schemas']['ApiKeyStatus'];
 
-/** Every value the `vendor-version` header accepts (`components.parameters.VendorVersion`), oldest first. */
-export const API_VERSIONS = ["2023-06-01"] as const satisfies readonly components['parameters']['VendorVersion'][];
+/** Every API version, oldest first (`x-api-versions`); each has a document and types of its own. */
+export const API_VERSIONS = ["2023-06-01","2026-10-21"] as const satisfies readonly ApiVersion[];
 
-/** Every API key status (`ApiKeyStatus`), in the order the spec lists them. */
-export const API_KEY_STATUSES = ["active","inactive","archived"] as const satisfies readonly Schemas['ApiKeyStatus'][];
+/** The first API version. The unversioned types (`paths`, `components`, `ApiKey`, ...) describe it. */
+export const API_VERSION = "2023-06-01" satisfies ApiVersion;
+
+/** The latest API version, which a client sends unless told otherwise. */
+export const LATEST_API_VERSION = "2026-10-21" satisfies ApiVersion;
+
+/** For each operation, the version that introduced it; a request of an earlier version cannot call it. */
+export const OPERATION_INTRODUCED_IN = {"listApiKeys":"2023-06-01","getApiKey":"2023-06-01","updateApiKey":"2023-06-01","getHealth":"2023-06-01","getReadiness":"2023-06-01","createApiKey":"2026-10-21","rotateApiKey":"2026-10-21"} as const satisfies Record<
+  string,
+  ApiVersion
+>;
+
+/** Every API key status (`ApiKeyStatus`) of the first version, in the order the spec lists them. */
+export const API_KEY_STATUSES = ["active","inactive","archived"] as const satisfies readonly StatusOf<
+  typeof API_VERSION
+>[];
+
+/** Every API key status (`ApiKeyStatus`) of each version, in the order the spec lists them. */
+export const API_KEY_STATUSES_BY_VERSION = {"2023-06-01":["active","inactive","archived"],"2026-10-21":["active","inactive","archived","expired"]} as const satisfies {
+  [Version in ApiVersion]: readonly StatusOf<Version>[];
+};
 
 /** The bounds and the default of the `limit` query parameter (`components.parameters.Limit`). */
 export const LIST_LIMIT = {"minimum":1,"maximum":1000,"default":20} as const;
@@ -26,9 +45,15 @@ export const API_KEY_NAME_LENGTH = {"minimum":1,"maximum":500} as const;
 export const MAX_REQUEST_BODY_BYTES = 1048576;
 
 /** The HTTP status of each error type (`ErrorType.x-http-status`). */
-export const ERROR_STATUSES = {"invalid_request_error":400,"authentication_error":401,"permission_error":403,"not_found_error":404,"request_too_large":413,"rate_limit_error":429,"api_error":500,"service_unavailable_error":503} as const satisfies Record<Schemas['ErrorType'], number>;
+export const ERROR_STATUSES = {"invalid_request_error":400,"authentication_error":401,"permission_error":403,"not_found_error":404,"request_too_large":413,"rate_limit_error":429,"api_error":500,"service_unavailable_error":503} as const satisfies Record<
+  VersionTypes[ApiVersion]['components']['schemas']['ErrorType'],
+  number
+>;
 
-/** For each operation, the query parameters with a default in the spec, which the request validator fills in. */
+/**
+ * For each operation of any version, the query parameters with a default in the spec, which the request validator
+ * fills in.
+ */
 export interface QueryParameterDefaults {
   listApiKeys: "limit";
 }

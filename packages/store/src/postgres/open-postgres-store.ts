@@ -43,6 +43,10 @@ const COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
   secret_hash: 'text',
   status: 'text',
   updated_at: 'int8',
+  expires_at: 'int8',
+  principal_type: 'text',
+  principal_id: 'text',
+  scope: 'text',
 };
 
 // One statement inserts a whole chunk: each column travels as one array parameter and unnest() zips them into rows.

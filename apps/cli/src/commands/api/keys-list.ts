@@ -1,9 +1,15 @@
-import { type ApiKey, type ApiKeyStatus, LIST_LIMIT } from '@apikeys/api-types';
-import type { AdminClient, ApiKeyPage, ListApiKeysQuery } from '@apikeys/client';
+import { LIST_LIMIT } from '@apikeys/api-types';
+import type { AdminClient, ApiKeyPage, ApiKeyStatus, ApiVersion, ListApiKeysQuery } from '@apikeys/client';
 import { type Command, Option } from 'commander';
-import { addConnectionOptions, type ConnectionOptions, withApiClient } from '../../api-session.js';
-import { API_KEY_STATUSES, parseApiKeyId, parseId, parseInteger } from '../../arguments.js';
-import { apiKeyTable } from '../../format/api-key.js';
+import {
+  addConnectionOptions,
+  type ConnectionOptions,
+  checkStatus,
+  STATUSES_OF_ANY_VERSION,
+  withApiClient,
+} from '../../api-session.js';
+import { parseApiKeyId, parseId, parseInteger } from '../../arguments.js';
+import { type AnyApiKey, apiKeyTable } from '../../format/api-key.js';
 import { JsonListWriter } from '../../format/json-list.js';
 import { keyProgress, NO_PROGRESS } from '../../format/progress.js';
 import { printable, shellWords } from '../../format/text.js';
@@ -15,7 +21,7 @@ export const ALL_PAGE_SIZE = 200;
 const NO_KEYS = 'No API keys found.';
 
 interface ListOptions extends ConnectionOptions {
-  status?: ApiKeyStatus;
+  status?: ApiKeyStatus<ApiVersion>;
   workspaceId?: string;
   createdBy?: string;
   limit?: number;
@@ -25,9 +31,13 @@ interface ListOptions extends ConnectionOptions {
   json?: boolean;
 }
 
-/** The filters as `apikeys keys list` flags, for the footer's next-page command. */
-function filterFlags(options: ListOptions): string[] {
+/**
+ * The filters as `apikeys keys list` flags, for the footer's next-page command; `--api-version` too when it was given
+ * as a flag (one from the environment still holds for the next command).
+ */
+function filterFlags(options: ListOptions, versionFlag: boolean): string[] {
   return [
+    ...(versionFlag && options.apiVersion !== undefined ? ['--api-version', options.apiVersion] : []),
     ...(options.status === undefined ? [] : ['--status', options.status]),
     ...(options.workspaceId === undefined ? [] : ['--workspace-id', options.workspaceId]),
     ...(options.createdBy === undefined ? [] : ['--created-by', options.createdBy]),
@@ -35,7 +45,7 @@ function filterFlags(options: ListOptions): string[] {
   ];
 }
 
-function toQuery(options: ListOptions, limit: number | undefined): ListApiKeysQuery {
+function toQuery(options: ListOptions, limit: number | undefined): ListApiKeysQuery<ApiVersion> {
   return {
     ...(options.status === undefined ? {} : { status: options.status }),
     ...(options.workspaceId === undefined ? {} : { workspace_id: options.workspaceId }),
@@ -47,25 +57,26 @@ function toQuery(options: ListOptions, limit: number | undefined): ListApiKeysQu
 }
 
 /** The footer of a page with more keys beyond it: the command that fetches the next page in the same direction. */
-function footer(page: ApiKeyPage, options: ListOptions): string[] {
+function footer(page: ApiKeyPage<ApiVersion>, options: ListOptions, versionFlag: boolean): string[] {
   const cursor = page.direction === 'before' ? page.first_id : page.last_id;
   if (!page.has_more || cursor === null) {
     return [];
   }
   const [label, flag] = page.direction === 'before' ? ['newer keys', '--before'] : ['next page', '--after'];
-  return ['', printable(`${label}: ${shellWords(['apikeys', 'keys', 'list', ...filterFlags(options), flag, cursor])}`)];
+  const words = ['apikeys', 'keys', 'list', ...filterFlags(options, versionFlag), flag, cursor];
+  return ['', printable(`${label}: ${shellWords(words)}`)];
 }
 
-async function listPage(client: AdminClient, options: ListOptions): Promise<void> {
+async function listPage(client: AdminClient<ApiVersion>, options: ListOptions, versionFlag: boolean): Promise<void> {
   const page = await client.apiKeys.list(toQuery(options, options.limit));
   if (options.json) {
     printJson(page.toJSON());
     return;
   }
-  printLines([...(page.data.length === 0 ? [NO_KEYS] : apiKeyTable(page.data)), ...footer(page, options)]);
+  printLines([...(page.data.length === 0 ? [NO_KEYS] : apiKeyTable(page.data)), ...footer(page, options, versionFlag)]);
 }
 
-async function listAll(client: AdminClient, options: ListOptions): Promise<void> {
+async function listAll(client: AdminClient<ApiVersion>, options: ListOptions): Promise<void> {
   const keys = client.apiKeys.listAll(toQuery(options, options.limit ?? ALL_PAGE_SIZE));
   // Streamed JSON on a terminal shows its own progress; a progress line would be torn by it.
   const progress = options.json && process.stdout.isTTY ? NO_PROGRESS : keyProgress(process.stderr);
@@ -81,7 +92,7 @@ async function listAll(client: AdminClient, options: ListOptions): Promise<void>
       await writer.end();
       return;
     }
-    const all: ApiKey[] = [];
+    const all: AnyApiKey[] = [];
     for await (const key of keys) {
       all.push(key);
       progress.update(++count);
@@ -98,7 +109,7 @@ export function registerKeysList(keys: Command): void {
   const command = keys
     .command('list')
     .description('list API keys, newest first: one page, or every page with --all')
-    .addOption(new Option('--status <status>', 'only keys with this status').choices(API_KEY_STATUSES))
+    .addOption(new Option('--status <status>', 'only keys with this status').choices(STATUSES_OF_ANY_VERSION))
     .option('--workspace-id <workspace_id>', 'only keys of this workspace', parseId)
     .option('--created-by <user_id>', 'only keys created by this user', parseId)
     .option(
@@ -119,7 +130,11 @@ export function registerKeysList(keys: Command): void {
     )
     .option('--all', 'fetch every page (progress on stderr when it is a terminal)')
     .option('--json', 'print the API\'s response as JSON; with --all, {"data": [every key]}');
-  addConnectionOptions(command).action((options: ListOptions) =>
-    withApiClient(options, (client) => (options.all ? listAll(client, options) : listPage(client, options))),
-  );
+  addConnectionOptions(command).action((options: ListOptions, self: Command) => {
+    checkStatus(options, options.status);
+    const versionFlag = self.getOptionValueSource('apiVersion') === 'cli';
+    return withApiClient(options, (client) =>
+      options.all ? listAll(client, options) : listPage(client, options, versionFlag),
+    );
+  });
 }

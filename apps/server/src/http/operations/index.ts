@@ -1,19 +1,20 @@
+import { API_VERSION_NAMES, type ApiVersion } from '@apikeys/api-types';
 import type { ApiKeysService } from '../../domain/api-keys-service.js';
 import type { Readiness } from '../../health/readiness.js';
 import type { OperationHandlers } from '../typed-handler.js';
-import { getApiKey } from './get-api-key.js';
-import { getHealth } from './get-health.js';
-import { getReadiness } from './get-readiness.js';
-import { listApiKeys } from './list-api-keys.js';
-import { updateApiKey } from './update-api-key.js';
+import { v2023_06_01Handlers } from './v2023_06_01.js';
+import { v2026_10_21Handlers } from './v2026_10_21.js';
 
-/** The handler of every operation in the spec, keyed by operationId. */
-export function operationHandlers(service: ApiKeysService, readiness: Readiness): OperationHandlers {
+/** The handlers of every operation of every API version: a version without handlers is a compile error. */
+export type VersionHandlers = { [Version in ApiVersion]: OperationHandlers<Version> };
+
+/** The handlers of each API version, keyed by version. */
+export function versionHandlers(service: ApiKeysService, readiness: Readiness): VersionHandlers {
   return {
-    getHealth: getHealth(),
-    getReadiness: getReadiness(readiness),
-    listApiKeys: listApiKeys(service),
-    getApiKey: getApiKey(service),
-    updateApiKey: updateApiKey(service),
+    [API_VERSION_NAMES.v2023_06_01]: v2023_06_01Handlers(service, readiness),
+    [API_VERSION_NAMES.v2026_10_21]: v2026_10_21Handlers(service, readiness),
   };
 }
+
+/** The handlers of the first API version's operations, keyed by operationId. */
+export const operationHandlers = v2023_06_01Handlers;

@@ -19,9 +19,14 @@ export interface DocsPageUrls {
   icon: string;
   swaggerUi: string;
   initializer: string;
+  /** The few rules of the page's own part: the selector of the API version. */
+  pageStylesheet: string;
 }
 
-/** The HTML of the reference page: an empty element that Swagger UI fills in. */
+/**
+ * The HTML of the reference page: a selector of the API version (which the initializer fills in) and an empty element
+ * that Swagger UI fills in with the selected version's document.
+ */
 export function docsPage(title: string, urls: DocsPageUrls): string {
   return `<!DOCTYPE html>
 <html lang="en">
@@ -30,9 +35,14 @@ export function docsPage(title: string, urls: DocsPageUrls): string {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${escapeHtml(title)}</title>
     <link rel="stylesheet" href="${urls.stylesheet}">
+    <link rel="stylesheet" href="${urls.pageStylesheet}">
     <link rel="icon" type="image/png" href="${urls.icon}">
   </head>
   <body>
+    <nav class="api-versions">
+      <label for="api-version">API version</label>
+      <select id="api-version"></select>
+    </nav>
     <div id="swagger-ui"></div>
     <script src="${urls.swaggerUi}"></script>
     <script src="${urls.initializer}"></script>
@@ -44,3 +54,16 @@ export function docsPage(title: string, urls: DocsPageUrls): string {
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
+
+/** The page's own rules: the version selector above Swagger UI's content, in its column. */
+export const DOCS_PAGE_STYLESHEET = `.api-versions {
+  max-width: 1460px;
+  margin: 0 auto;
+  padding: 16px 20px 0;
+  font-family: sans-serif;
+}
+.api-versions label {
+  margin-right: 8px;
+  font-weight: 600;
+}
+`;

@@ -1,12 +1,18 @@
-import type { ApiKey, ApiKeyList } from '@apikeys/api-types';
-import type { ApiKeyPage, ApiKeyRecord } from '@apikeys/store';
+import type { v2023_06_01 } from '@apikeys/api-types';
+import { type ApiKeyPage, type ApiKeyRecord, type EpochMicros, effectiveStatus, nowMicros } from '@apikeys/store';
+import { pageJson } from './page.js';
 import { microsToRfc3339 } from './timestamps.js';
 
+type Schemas = v2023_06_01.components['schemas'];
+
 /**
- * The one place where an API key record becomes the API's JSON (the spec's `ApiKey` schema). A later API version
- * that shapes keys differently gets a serializer of its own beside this one.
+ * An API key record as the first API version (`v2023_06_01`) shows it, as of `now`. That version has no expiry,
+ * principal or scope (see "Keys that ... cannot describe" in spec/openapi.yaml): an expired key shows as
+ * `inactive`, and a key of the default workspace or with organization scope shows `workspace_id: null`. The later
+ * versions' serializers are the files beside this one.
  */
-export function toApiKeyJson(key: ApiKeyRecord): ApiKey {
+export function toApiKeyJson(key: ApiKeyRecord, now: EpochMicros = nowMicros()): Schemas['ApiKey'] {
+  const status = effectiveStatus(key, now);
   return {
     id: key.id,
     type: 'api_key',
@@ -16,17 +22,14 @@ export function toApiKeyJson(key: ApiKeyRecord): ApiKey {
     // Records are never changed once read, so the JSON may share this small object rather than copy it.
     created_by: key.createdBy,
     partial_key_hint: key.partialKeyHint,
-    status: key.status,
+    status: status === 'expired' ? 'inactive' : status,
   };
 }
 
-/** A page of keys as the API's `ApiKeyList`: the keys, `has_more`, and the IDs of the first and last key. */
-export function toApiKeyListJson(page: ApiKeyPage): ApiKeyList {
-  const data = page.keys.map(toApiKeyJson);
-  return {
-    data,
-    has_more: page.hasMore,
-    first_id: data[0]?.id ?? null,
-    last_id: data.at(-1)?.id ?? null,
-  };
+/** A page of keys as the first version's `ApiKeyList`. */
+export function toApiKeyListJson(page: ApiKeyPage, now: EpochMicros = nowMicros()): Schemas['ApiKeyList'] {
+  return pageJson(
+    page.keys.map((key) => toApiKeyJson(key, now)),
+    page.hasMore,
+  );
 }

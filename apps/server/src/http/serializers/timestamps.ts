@@ -14,3 +14,24 @@ export function microsToRfc3339(micros: EpochMicros): string {
   }
   return `${cachedPrefix}.${String(micros - second * 1_000_000).padStart(6, '0')}Z`;
 }
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An RFC 3339 datetime with a time zone and at most six fractional digits (`2027-01-31T00:00:00Z`,
+ * `2027-01-31T01:00:00.5+01:00`) as microseconds since the epoch; undefined for any other text, or a date that does
+ * not exist (February 30th).
+ */
+export function rfc3339ToMicros(text: string): EpochMicros | undefined {
+  const match = RFC3339.exec(text);
+  if (!match) {
+    return undefined;
+  }
+  const [, dateTime = '', fraction = '', zone = ''] = match;
+  const millis = Date.parse(`${dateTime}${zone}`);
+  // Date.parse rolls an impossible day over into the next month; formatting it back tells them apart.
+  if (Number.isNaN(millis) || new Date(Date.parse(`${dateTime}Z`)).toISOString().slice(0, 19) !== dateTime) {
+    return undefined;
+  }
+  return millis * 1000 + Number(fraction.padEnd(6, '0'));
+}

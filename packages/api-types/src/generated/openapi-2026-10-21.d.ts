@@ -21,7 +21,18 @@ export interface paths {
          */
         get: operations["listApiKeys"];
         put?: never;
-        post?: never;
+        /**
+         * Create an API key
+         * @description Creates an API key in the organization of the admin key and returns it with its secret, in `key`. The
+         *     secret is shown this once: only its hash is stored, and no later response, log line or error holds it.
+         *     `created_by` is the admin key that made the request, as a service account.
+         *
+         *     Without `workspace_id` the key belongs to the organization's default workspace. `workspace_id: null` gives
+         *     the key organization scope (no workspace), which only a key bound to a `principal` may have. An
+         *     `expires_at` must lie in the future; without it the key never expires. Unknown fields are rejected. The
+         *     key is committed durably before the response is sent.
+         */
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -49,11 +60,42 @@ export interface paths {
         put?: never;
         /**
          * Update an API key
-         * @description Renames an API key and/or changes its status. An omitted `name` is left unchanged; `status` is left
-         *     unchanged when omitted or `null`. An empty object changes nothing and returns the key. Unknown fields
-         *     are rejected. The change is committed durably before the response is sent.
+         * @description Renames an API key, changes its status and (from `2026-10-21`) its expiry. Each field is left unchanged when
+         *     omitted or `null`, except `expires_at`, where `null` removes the expiry. An empty object changes nothing
+         *     and returns the key. Unknown fields are rejected. An expired key can only be renamed or archived (see
+         *     Expiry). The change is committed durably before the response is sent.
          */
         post: operations["updateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/api_keys/{api_key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the API key.
+                 * @example apikey_01HZX3Q8K2M4N6P8R0T2V4W6
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description Replaces an API key without downtime: creates a new key (new ID, new secret, shown this once) with the old
+         *     key's name, scope, principal and expiry and status `active`, and makes the old key expire after
+         *     `grace_period_seconds` (0, the default: at once), unless it already expires sooner. Both changes are
+         *     committed together, durably, before the response is sent. An archived or expired key cannot be rotated
+         *     (`400`). The response holds the new key with its secret, and the old key as it now is.
+         */
+        post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -111,11 +153,14 @@ export interface components {
     schemas: {
         /**
          * @description `active` keys authenticate requests; `inactive` keys are switched off and can be switched on again;
-         *     `archived` keys are kept for the record.
+         *     `archived` keys are kept for the record; `expired` keys passed their `expires_at` (see Expiry).
          * @enum {string}
          */
-        ApiKeyStatus: "active" | "inactive" | "archived";
-        /** @description The actor that created the key. */
+        ApiKeyStatus: "active" | "inactive" | "archived" | "expired";
+        /**
+         * @description The actor that created the key. A key created through the API was created by an admin key, shown as a
+         *     service account whose ID is the admin key's (`adminkey_...`).
+         */
         CreatedBy: {
             /** @description ID of the actor. */
             id: string;
@@ -125,7 +170,7 @@ export interface components {
              */
             type: "user" | "service_account";
         };
-        /** @description An API key of the organization. Its secret is shown once, at creation, and never by this API. */
+        /** @description An API key of the organization. Its secret is shown once, at creation, and never again. */
         ApiKey: {
             /** @description Identifier of the API key. */
             id: string;
@@ -136,20 +181,152 @@ export interface components {
             type: "api_key";
             /** @description Name of the key. */
             name: string;
-            /** @description ID of the workspace of the key; null for the default workspace. */
-            workspace_id: string | null;
-            /**
-             * Format: date-time
-             * @description RFC 3339 datetime of creation, in UTC with microsecond fractional seconds.
-             */
-            created_at: string;
-            created_by: components["schemas"]["CreatedBy"];
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The actor that created the key, or `null` when the creator was not recorded. */
+            created_by: components["schemas"]["CreatedBy"] | null;
+            /** @description When the key expires (see Expiry), in the format of `created_at`; `null` for never. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            /** @description The actor the key acts as, or `null` when it is not bound to one. */
+            principal: components["schemas"]["ApiKeyPrincipal"] | null;
+            scope: components["schemas"]["ApiKeyScope"];
             /**
              * @description A redacted hint of the secret: its fixed prefix, at most 4 of its random characters, `...` and its
              *     last 4 characters. Never the full secret.
              */
             partial_key_hint: string | null;
             status: components["schemas"]["ApiKeyStatus"];
+        };
+        /**
+         * Format: date-time
+         * @description RFC 3339 datetime, in UTC with microsecond fractional seconds.
+         */
+        Timestamp: string;
+        /** @description The actor an API key acts as. */
+        ApiKeyPrincipal: components["schemas"]["UserActor"] | components["schemas"]["ServiceAccountActor"];
+        /** @description A user the key acts as. */
+        UserActor: {
+            /** @enum {string} */
+            type: "user_actor";
+            user_id: components["schemas"]["ActorId"];
+        };
+        /** @description A service account the key acts as. */
+        ServiceAccountActor: {
+            /** @enum {string} */
+            type: "service_account_actor";
+            service_account_id: components["schemas"]["ActorId"];
+        };
+        /** @description The ID of a user or a service account. */
+        ActorId: string;
+        /**
+         * @description Where the key belongs: its workspace (with the workspace's real ID, the organization's default workspace
+         *     included), or the organization, for a key bound to a principal that has no workspace.
+         */
+        ApiKeyScope: components["schemas"]["WorkspaceScope"] | components["schemas"]["OrganizationScope"];
+        /** @description The key belongs to one workspace. */
+        WorkspaceScope: {
+            /** @enum {string} */
+            type: "workspace";
+            /** @description ID of the workspace, including when it is the organization's default workspace. */
+            workspace_id: string;
+        };
+        /** @description The key has no workspace; only a key bound to a principal has this scope. */
+        OrganizationScope: {
+            /** @enum {string} */
+            type: "organization";
+        };
+        /** @description The ID of a workspace. */
+        WorkspaceId: string;
+        /**
+         * Format: date-time
+         * @description An RFC 3339 datetime in the future, with a time zone (`Z` or an offset), such as `2027-01-31T00:00:00Z`.
+         *     Fractions of a second beyond microseconds are refused.
+         */
+        ExpiresAt: string;
+        /**
+         * @description The key to create. `workspace_id` omitted: the organization's default workspace; `null`: organization scope,
+         *     which needs a `principal`. `expires_at` omitted or `null`: the key never expires. Unknown fields are
+         *     rejected.
+         */
+        CreateApiKeyRequest: {
+            /** @description Name of the key, 1 to 500 characters (Unicode code points). */
+            name: string;
+            /** @description The workspace of the key; `null` for organization scope. */
+            workspace_id?: components["schemas"]["WorkspaceId"] | null;
+            /** @description When the key expires; it must lie in the future. */
+            expires_at?: components["schemas"]["ExpiresAt"] | null;
+            /** @description The actor the key acts as; `null` or omitted for none. */
+            principal?: components["schemas"]["ApiKeyPrincipal"] | null;
+        };
+        /** @description A new API key, with its secret. */
+        CreatedApiKey: {
+            /** @description Identifier of the API key. */
+            id: string;
+            /**
+             * @description Object type. Always `api_key`.
+             * @enum {string}
+             */
+            type: "api_key";
+            /** @description Name of the key. */
+            name: string;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The actor that created the key, or `null` when the creator was not recorded. */
+            created_by: components["schemas"]["CreatedBy"] | null;
+            /** @description When the key expires (see Expiry), in the format of `created_at`; `null` for never. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            /** @description The actor the key acts as, or `null` when it is not bound to one. */
+            principal: components["schemas"]["ApiKeyPrincipal"] | null;
+            scope: components["schemas"]["ApiKeyScope"];
+            /**
+             * @description A redacted hint of the secret: its fixed prefix, at most 4 of its random characters, `...` and its
+             *     last 4 characters. Never the full secret.
+             */
+            partial_key_hint: string | null;
+            status: components["schemas"]["ApiKeyStatus"];
+            /**
+             * @description The full secret of the key, in the form Authentication describes (`sk-api-` and 49 characters). Shown
+             *     this once; store it safely, it cannot be shown again.
+             */
+            key: string;
+        };
+        /** @description How long the old key keeps working. Unknown fields are rejected. */
+        RotateApiKeyRequest: {
+            /**
+             * @description Seconds the old key keeps working after the rotation, at most 7 days.
+             * @default 0
+             */
+            grace_period_seconds: number;
+        };
+        /** @description The new key with its secret, and the key it replaces as it now is. */
+        RotatedApiKey: {
+            /** @description Identifier of the API key. */
+            id: string;
+            /**
+             * @description Object type. Always `api_key`.
+             * @enum {string}
+             */
+            type: "api_key";
+            /** @description Name of the key. */
+            name: string;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The actor that created the key, or `null` when the creator was not recorded. */
+            created_by: components["schemas"]["CreatedBy"] | null;
+            /** @description When the key expires (see Expiry), in the format of `created_at`; `null` for never. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            /** @description The actor the key acts as, or `null` when it is not bound to one. */
+            principal: components["schemas"]["ApiKeyPrincipal"] | null;
+            scope: components["schemas"]["ApiKeyScope"];
+            /**
+             * @description A redacted hint of the secret: its fixed prefix, at most 4 of its random characters, `...` and its
+             *     last 4 characters. Never the full secret.
+             */
+            partial_key_hint: string | null;
+            status: components["schemas"]["ApiKeyStatus"];
+            /**
+             * @description The full secret of the key, in the form Authentication describes (`sk-api-` and 49 characters). Shown
+             *     this once; store it safely, it cannot be shown again.
+             */
+            key: string;
+            rotated_api_key: components["schemas"]["ApiKey"];
         };
         /** @description One page of API keys. */
         ApiKeyList: {
@@ -162,17 +339,19 @@ export interface components {
             last_id: string | null;
         };
         /**
-         * @description The fields to change: `name` is omitted (unchanged) or a new name; `status` is omitted or `null`
-         *     (unchanged) or a new status. Unknown fields are rejected.
+         * @description The fields to change, each omitted or `null` to leave it unchanged, except `expires_at`, where `null`
+         *     removes the expiry. Unknown fields are rejected.
          */
         UpdateApiKeyRequest: {
-            /** @description New name, 1 to 500 characters (Unicode code points). */
-            name?: string;
+            /** @description New name, 1 to 500 characters (Unicode code points); `null` leaves it unchanged. */
+            name?: string | null;
             /**
              * @description New status; `null` leaves it unchanged.
              * @enum {string|null}
              */
             status?: "active" | "inactive" | "archived" | null;
+            /** @description A new expiry, in the future; `null` removes the expiry (the key never expires). */
+            expires_at?: components["schemas"]["ExpiresAt"] | null;
         };
         /** @description The answer of the liveness probe. */
         Health: {
@@ -325,9 +504,9 @@ export interface components {
          * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
          *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
          *     the value sent and the supported versions.
-         * @example 2023-06-01
+         * @example 2026-10-21
          */
-        VendorVersion: "2023-06-01";
+        VendorVersion: "2026-10-21";
         /**
          * @description The ID of the API key.
          * @example apikey_01HZX3Q8K2M4N6P8R0T2V4W6
@@ -351,12 +530,14 @@ export interface components {
          */
         Limit: number;
         /**
-         * @description Only keys with this status.
+         * @description Only keys with this status, as the list shows it: `expired` returns exactly the keys whose expiry has
+         *     passed (unless archived), and `active` never returns one.
          * @example active
          */
-        StatusFilter: "active" | "inactive" | "archived";
+        StatusFilter: components["schemas"]["ApiKeyStatus"];
         /**
-         * @description Only keys of this workspace.
+         * @description Only keys of this workspace (the default workspace's real ID included). Keys with organization scope belong
+         *     to no workspace and never match.
          * @example wrkspc_01HZX3Q8K2M4N6P8R0T2
          */
         WorkspaceIdFilter: string;
@@ -419,12 +600,14 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Only keys with this status.
+                 * @description Only keys with this status, as the list shows it: `expired` returns exactly the keys whose expiry has
+                 *     passed (unless archived), and `active` never returns one.
                  * @example active
                  */
                 status?: components["parameters"]["StatusFilter"];
                 /**
-                 * @description Only keys of this workspace.
+                 * @description Only keys of this workspace (the default workspace's real ID included). Keys with organization scope belong
+                 *     to no workspace and never match.
                  * @example wrkspc_01HZX3Q8K2M4N6P8R0T2
                  */
                 workspace_id?: components["parameters"]["WorkspaceIdFilter"];
@@ -439,7 +622,7 @@ export interface operations {
                  * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
                  *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
                  *     the value sent and the supported versions.
-                 * @example 2023-06-01
+                 * @example 2026-10-21
                  */
                 "vendor-version": components["parameters"]["VendorVersion"];
             };
@@ -469,6 +652,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
+                 *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
+                 *     the value sent and the supported versions.
+                 * @example 2026-10-21
+                 */
+                "vendor-version": components["parameters"]["VendorVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new API key, with its secret (shown this once). */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationError"];
+            403: components["responses"]["PermissionError"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getApiKey: {
         parameters: {
             query?: never;
@@ -477,7 +704,7 @@ export interface operations {
                  * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
                  *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
                  *     the value sent and the supported versions.
-                 * @example 2023-06-01
+                 * @example 2026-10-21
                  */
                 "vendor-version": components["parameters"]["VendorVersion"];
             };
@@ -522,7 +749,7 @@ export interface operations {
                  * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
                  *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
                  *     the value sent and the supported versions.
-                 * @example 2023-06-01
+                 * @example 2026-10-21
                  */
                 "vendor-version": components["parameters"]["VendorVersion"];
             };
@@ -552,6 +779,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationError"];
+            403: components["responses"]["PermissionError"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
+                 *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
+                 *     the value sent and the supported versions.
+                 * @example 2026-10-21
+                 */
+                "vendor-version": components["parameters"]["VendorVersion"];
+            };
+            path: {
+                /**
+                 * @description The ID of the API key.
+                 * @example apikey_01HZX3Q8K2M4N6P8R0T2V4W6
+                 */
+                api_key_id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key with its secret (shown this once), and the old key as updated. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedApiKey"];
                 };
             };
             400: components["responses"]["InvalidRequest"];

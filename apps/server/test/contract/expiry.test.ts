@@ -1,0 +1,238 @@
+import { API_VERSION, LATEST_API_VERSION } from '@apikeys/api-types';
+import {
+  API_KEYS_PATH,
+  apiKeyPath,
+  authHeaders,
+  expectError,
+  expectMatchesSpec,
+  startTestServer,
+  type TestOrganizationWithClient,
+  type TestServer,
+} from '@apikeys/server/testing';
+import { type ApiKeyStatus, nowMicros } from '@apikeys/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const SECOND = 1_000_000;
+const DAY = 86_400 * SECOND;
+
+describe('expiry: the status is computed when a key is read', () => {
+  let server: TestServer;
+  let org: TestOrganizationWithClient;
+  /** Keys by what they are: the stored status, and whether their expiry has passed. */
+  const ids: Record<string, string> = {};
+
+  async function storeKey(label: string, status: ApiKeyStatus, expiresAt: number | null) {
+    const { apiKey } = await server.store.createApiKey({
+      organizationId: org.id,
+      name: label,
+      createdBy: { id: 'user_expiry', type: 'user' },
+      status,
+      expiresAt,
+    });
+    ids[label] = apiKey.id;
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization('expiry tests');
+    const past = nowMicros() - DAY;
+    const future = nowMicros() + DAY;
+    await storeKey('active, never expires', 'active', null);
+    await storeKey('active, expires later', 'active', future);
+    await storeKey('active, expired', 'active', past);
+    await storeKey('inactive, expired', 'inactive', past);
+    await storeKey('inactive, expires later', 'inactive', future);
+    await storeKey('archived, expired', 'archived', past);
+    await storeKey('archived, never expires', 'archived', null);
+  });
+  afterAll(() => server.close());
+
+  async function list(version: string, query: string) {
+    const result = await server.request(`${API_KEYS_PATH}?limit=100${query}`, {
+      headers: authHeaders(org.adminKey, { 'vendor-version': version }),
+    });
+    expectMatchesSpec('listApiKeys', result.response, result.body, version as typeof API_VERSION);
+    const page = result.body as { data: { id: string; name: string; status: string }[] };
+    return Object.fromEntries(page.data.map((key) => [key.name, key.status]));
+  }
+
+  it('2026-10-21 shows expired keys as expired, archived ones as archived whatever their expiry', async () => {
+    expect(await list(LATEST_API_VERSION, '')).toEqual({
+      'active, never expires': 'active',
+      'active, expires later': 'active',
+      'active, expired': 'expired',
+      'inactive, expired': 'expired',
+      'inactive, expires later': 'inactive',
+      'archived, expired': 'archived',
+      'archived, never expires': 'archived',
+    });
+  });
+
+  it.each([
+    ['active', ['active, never expires', 'active, expires later']],
+    ['expired', ['active, expired', 'inactive, expired']],
+    ['inactive', ['inactive, expires later']],
+    ['archived', ['archived, expired', 'archived, never expires']],
+  ])('2026-10-21: status=%s returns exactly those keys', async (status, names) => {
+    expect(Object.keys(await list(LATEST_API_VERSION, `&status=${status}`)).sort()).toEqual([...names].sort());
+  });
+
+  it('2023-06-01 shows expired keys as inactive, and its filters agree', async () => {
+    expect(await list(API_VERSION, '')).toEqual({
+      'active, never expires': 'active',
+      'active, expires later': 'active',
+      'active, expired': 'inactive',
+      'inactive, expired': 'inactive',
+      'inactive, expires later': 'inactive',
+      'archived, expired': 'archived',
+      'archived, never expires': 'archived',
+    });
+    expect(Object.keys(await list(API_VERSION, '&status=active')).sort()).toEqual([
+      'active, expires later',
+      'active, never expires',
+    ]);
+    expect(Object.keys(await list(API_VERSION, '&status=inactive')).sort()).toEqual([
+      'active, expired',
+      'inactive, expired',
+      'inactive, expires later',
+    ]);
+  });
+
+  it('2023-06-01 refuses status=expired, which it does not know', async () => {
+    const result = await server.request(`${API_KEYS_PATH}?status=expired`, { headers: authHeaders(org.adminKey) });
+
+    expectError(result, {
+      operationId: 'listApiKeys',
+      status: 400,
+      type: 'invalid_request_error',
+      message: /^status/,
+    });
+  });
+
+  it('a key turns expired the moment its expiry passes, with no job involved', async () => {
+    const { apiKey } = await server.store.createApiKey({
+      organizationId: org.id,
+      name: 'about to expire',
+      createdBy: { id: 'user_expiry', type: 'user' },
+      expiresAt: nowMicros() + 0.5 * SECOND,
+    });
+    const read = async () =>
+      (
+        await server.request(apiKeyPath(apiKey.id), {
+          headers: authHeaders(org.adminKey, { 'vendor-version': LATEST_API_VERSION }),
+        })
+      ).body as { status: string };
+
+    expect((await read()).status).toBe('active');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await read()).status).toBe('expired');
+    expect(await list(LATEST_API_VERSION, '&status=expired')).toHaveProperty('about to expire', 'expired');
+  });
+});
+
+describe('updating the expiry, and what an expired key allows', () => {
+  let server: TestServer;
+  let org: TestOrganizationWithClient;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization('expiry updates');
+  });
+  afterAll(() => server.close());
+
+  async function update(id: string, body: unknown, version: string = LATEST_API_VERSION) {
+    const result = await server.request(apiKeyPath(id), {
+      method: 'POST',
+      headers: authHeaders(org.adminKey, { 'vendor-version': version, 'content-type': 'application/json' }),
+      body: JSON.stringify(body),
+    });
+    expectMatchesSpec('updateApiKey', result.response, result.body, version as typeof API_VERSION);
+    return result;
+  }
+
+  async function storedKey(expiresAt: number | null) {
+    const { apiKey } = await server.store.createApiKey({
+      organizationId: org.id,
+      name: 'to update',
+      createdBy: { id: 'user_expiry', type: 'user' },
+      expiresAt,
+    });
+    return apiKey.id;
+  }
+
+  it('sets an expiry, and null removes it', async () => {
+    const id = await storedKey(null);
+
+    const set = await update(id, { expires_at: '2099-03-04T05:06:07.5Z' });
+    expect(set.body).toMatchObject({ expires_at: '2099-03-04T05:06:07.500000Z', status: 'active' });
+
+    const removed = await update(id, { expires_at: null });
+    expect(removed.body).toMatchObject({ expires_at: null, status: 'active' });
+  });
+
+  it('a null name, like an omitted one, leaves the name', async () => {
+    const id = await storedKey(null);
+
+    const { body } = await update(id, { name: null, status: 'inactive' });
+
+    expect(body).toMatchObject({ name: 'to update', status: 'inactive' });
+  });
+
+  it('refuses an expiry in the past, and changes nothing', async () => {
+    const id = await storedKey(null);
+
+    expectError(await update(id, { expires_at: '2001-01-01T00:00:00Z' }), {
+      operationId: 'updateApiKey',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'expires_at: must lie in the future',
+      version: LATEST_API_VERSION,
+    });
+    expect(await server.store.getApiKey(org.id, id)).toMatchObject({ expiresAt: null });
+  });
+
+  it('an expired key can be renamed and archived', async () => {
+    const id = await storedKey(nowMicros() - SECOND);
+
+    expect((await update(id, { name: 'renamed' })).body).toMatchObject({ name: 'renamed', status: 'expired' });
+    expect((await update(id, { status: 'archived' })).body).toMatchObject({ status: 'archived' });
+  });
+
+  it.each([
+    ['status active', { status: 'active' }, 'status'],
+    ['status inactive', { status: 'inactive' }, 'status'],
+    ['a new expiry', { expires_at: '2099-01-01T00:00:00Z' }, 'expires_at'],
+    ['no expiry', { expires_at: null }, 'expires_at'],
+  ])('an expired key cannot get %s back, in either version', async (_, body, field) => {
+    const id = await storedKey(nowMicros() - SECOND);
+    const before = await server.store.getApiKey(org.id, id);
+
+    expectError(await update(id, body), {
+      operationId: 'updateApiKey',
+      status: 400,
+      type: 'invalid_request_error',
+      message: `${field}: the key has expired; an expired key can only be renamed or archived`,
+      version: LATEST_API_VERSION,
+    });
+    if (field === 'status') {
+      expectError(await update(id, body, API_VERSION), {
+        operationId: 'updateApiKey',
+        status: 400,
+        type: 'invalid_request_error',
+        message: `${field}: the key has expired; an expired key can only be renamed or archived`,
+      });
+    }
+    expect(await server.store.getApiKey(org.id, id)).toEqual(before);
+  });
+
+  it('2023-06-01 takes no expires_at', async () => {
+    const id = await storedKey(null);
+
+    expectError(await update(id, { expires_at: '2099-01-01T00:00:00Z' }, API_VERSION), {
+      operationId: 'updateApiKey',
+      status: 400,
+      type: 'invalid_request_error',
+      message: /expires_at/,
+    });
+  });
+});

@@ -1,0 +1,29 @@
+import type {
+  APIKeyListParams,
+  APIKeyUpdateParams,
+  BetaAPIKey,
+} from '@anthropic-ai/sdk/resources/beta/organization/api-keys';
+import type { OperationsOf, SchemasOf } from '@apikeys/api-types';
+import { describe, expectTypeOf, it } from 'vitest';
+import type { SDK_API_VERSION } from './support/sdk.js';
+
+// Checked by the compiler (`check-types`); at run time these tests only show up in the report.
+type Version = typeof SDK_API_VERSION;
+type Schemas = SchemasOf<Version>;
+type ListQuery = NonNullable<OperationsOf<Version>['listApiKeys']['parameters']['query']>;
+/** The SDK's list parameters without the `null` it also allows for each filter (sent as an empty value). */
+type NonNullListParams = { [Name in keyof APIKeyListParams]?: Exclude<APIKeyListParams[Name], null> };
+
+describe("the SDK's types against the spec's generated types (2026-10-21)", () => {
+  it("BetaAPIKey is exactly the spec's ApiKey", () => {
+    expectTypeOf<BetaAPIKey>().toEqualTypeOf<Schemas['ApiKey']>();
+  });
+
+  it('every APIKeyUpdateParams is a valid UpdateApiKeyRequest (the SDK has no expires_at to send)', () => {
+    expectTypeOf<APIKeyUpdateParams>().toExtend<Schemas['UpdateApiKeyRequest']>();
+  });
+
+  it('APIKeyListParams, without null, are exactly the query parameters of listApiKeys', () => {
+    expectTypeOf<NonNullListParams>().toEqualTypeOf<ListQuery>();
+  });
+});
