@@ -250,7 +250,10 @@ export interface components {
         CreateApiKeyRequest: {
             /** @description Name of the key, 1 to 500 characters (Unicode code points). */
             name: string;
-            /** @description The workspace of the key; `null` for organization scope. */
+            /**
+             * @description The workspace of the key; `null` for organization scope. This API does not manage workspaces: any ID of
+             *     this form is taken as given, so check it (the default workspace's ID is in the `scope` of its keys).
+             */
             workspace_id?: components["schemas"]["WorkspaceId"] | null;
             /** @description When the key expires; it must lie in the future. */
             expires_at?: components["schemas"]["ExpiresAt"] | null;
