@@ -2,7 +2,7 @@ import { type ApiVersion, OPERATION_INTRODUCED_IN } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
 import { Router as createRouter, type RequestHandler } from 'express';
 import { HttpError } from './errors/http-error.js';
-import { specOperations } from './routes.js';
+import { expressPath, specOperations } from './routes.js';
 
 /**
  * Answers a request for an operation that a later version introduced, which the document of the request's version
@@ -23,7 +23,7 @@ export function refuseLaterOperations(
     }
     const since = OPERATION_INTRODUCED_IN[operationId as keyof typeof OPERATION_INTRODUCED_IN] ?? 'a later version';
     const message = `vendor-version: ${operationId} is available from API version ${since}; ${uses}`;
-    router[method](path.replace(/\{([^}]+)\}/g, ':$1'), (_req, _res, next) => {
+    router[method](expressPath(path), (_req, _res, next) => {
       next(HttpError.of('invalid_request_error', message));
     });
   }

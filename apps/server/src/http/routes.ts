@@ -14,6 +14,11 @@ export interface SpecOperation {
   public: boolean;
 }
 
+/** A spec path (`/v1/organizations/api_keys/{api_key_id}`) as Express writes it (`.../:api_key_id`). */
+export function expressPath(specPath: string): string {
+  return specPath.replace(/\{([^}]+)\}/g, ':$1');
+}
+
 /** Every operation the spec declares. */
 export function specOperations(document: OpenApiDocument): SpecOperation[] {
   const found: SpecOperation[] = [];
@@ -40,9 +45,8 @@ export function routesFromSpec<V extends ApiVersion>(
     if (!handler) {
       throw new Error(`spec operation ${operationId} has no handler`);
     }
-    const expressPath = path.replace(/\{([^}]+)\}/g, ':$1');
     // The operationId comes from the spec at run time, so the handler's exact operation type is not known here.
-    router[method](expressPath, toExpressHandler(handler as OperationHandler<V, OperationIdOf<V>>));
+    router[method](expressPath(path), toExpressHandler(handler as OperationHandler<V, OperationIdOf<V>>));
   }
   return router;
 }
