@@ -4,7 +4,6 @@ import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import type { Store } from '@apikeys/store';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { ApiKeysService } from './domain/api-keys-service.js';
 import { Readiness } from './health/readiness.js';
 import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
 import { apiVersionOf, requireApiVersion } from './http/api-version.js';
@@ -15,6 +14,7 @@ import { refuseLaterOperations } from './http/introduced-later.js';
 import { jsonBody, requireDocumentedBody } from './http/json-body.js';
 import { limitRequests } from './http/limit-requests.js';
 import { versionHandlers } from './http/operations/index.js';
+import { servicesOn } from './http/operations/services.js';
 import { exceptProbes, probePaths } from './http/probes.js';
 import { apiReference } from './http/reference/api-reference.js';
 import { rejectTrailingSlash } from './http/reject-trailing-slash.js';
@@ -83,7 +83,7 @@ export function createApp({
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter)));
   }
-  const handlers = versionHandlers(new ApiKeysService(store), readiness);
+  const handlers = versionHandlers(servicesOn(store), readiness);
   const stagesOf = <V extends ApiVersion>(version: V): OperationStage[] => [
     strictQueryParameters(documents[version]),
     rejectTrailingSlash,

@@ -24,6 +24,11 @@ export interface Config {
   /** Where Prometheus metrics are served, on a listener of their own; undefined when metrics are off. */
   metrics: { port: number; host: string } | undefined;
   rateLimits: RateLimitSettings;
+  /**
+   * Whether every change is recorded in the audit trail (the default). Off only to measure what the trail costs:
+   * changes are then not recorded at all.
+   */
+  auditTrail: boolean;
 }
 
 /** A configuration value that cannot be used; the message tells the operator which and why. */
@@ -56,6 +61,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000_000, 1200),
   RATE_LIMIT_BURST: integer(1, 1_000_000_000, 100),
   AUTH_FAILURE_LIMIT_PER_MINUTE: integer(0, 1_000_000, 30),
+  AUDIT_TRAIL: z.preprocess(unsetIfEmpty, z.enum(['on', 'off']).default('on')),
   REDIS_URL: z.preprocess(
     unsetIfEmpty,
     z
@@ -82,6 +88,7 @@ const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
   RATE_LIMIT_BURST: 'a whole number of requests from 1',
   AUTH_FAILURE_LIMIT_PER_MINUTE: 'a whole number of failures a minute (0 turns the limit off)',
   REDIS_URL: 'redis://[user:password@]host:port[/db] or rediss://...',
+  AUDIT_TRAIL: 'on or off (off records no change: only to measure what the audit trail costs)',
 };
 
 /** Parses and validates the environment; throws a ConfigError naming every bad variable. */
@@ -122,5 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailuresPerMinute: parsed.data.AUTH_FAILURE_LIMIT_PER_MINUTE,
       redisUrl: parsed.data.REDIS_URL,
     },
+    auditTrail: parsed.data.AUDIT_TRAIL === 'on',
   };
 }

@@ -1,4 +1,5 @@
 import {
+  type Compilable,
   CompiledQuery,
   type InsertObject,
   type Kysely,
@@ -8,11 +9,32 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
+import {
+  contextColumns,
+  type EventFacts,
+  eventRow,
+  idAfter,
+  idBefore,
+  NOTHING,
+  newAuditEventId,
+  OPERATOR_CHANGES,
+  type RecordedFields,
+  seedAuditEventRows,
+  toAuditEvent,
+} from './audit-events.js';
 import { isPostgres } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
 import { type PreparedQuery, PreparedQueryCache, type SlotFunction } from './prepared-query.js';
 import { newId } from './random.js';
-import type { AdminKeysTable, ApiKeysTable, DatabaseSchema } from './schema.js';
+import {
+  type AdminKeysTable,
+  type ApiKeysTable,
+  AUDIT_EVENTS_TABLE_COLUMNS,
+  type AuditEventsTable,
+  type BulkTable,
+  type BulkTables,
+  type DatabaseSchema,
+} from './schema.js';
 import { hashesEqual, issueSecret } from './secrets.js';
 import { seedRows } from './seed.js';
 import { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';
@@ -23,6 +45,8 @@ import type {
   ApiKeyFilters,
   ApiKeyPatch,
   ApiKeyRecord,
+  AuditEventRecord,
+  ChangeContext,
   ConnectionPoolStats,
   CreatedAdminKey,
   CreatedApiKey,
@@ -30,11 +54,14 @@ import type {
   EffectiveApiKeyStatus,
   ListApiKeysQuery,
   ListApiKeysResult,
+  ListAuditEventsQuery,
+  ListAuditEventsResult,
   NewApiKey,
   OrganizationRecord,
   RotateApiKeyInput,
   RotateApiKeyResult,
   SchemaMigrator,
+  SeedAuditEventsOptions,
   SeedOptions,
   Store,
 } from './types.js';
@@ -42,11 +69,11 @@ import type {
 /** The few things that differ between database engines; everything else is one Kysely implementation. */
 export interface DialectAdapter {
   /**
-   * Inserts many rows, as fast as the engine allows, committing every so many rows (chunks are small: an adapter
-   * groups them into larger transactions). Called outside any Kysely transaction. Returns the number of rows
-   * inserted.
+   * Inserts many rows into a table, as fast as the engine allows, committing every so many rows (chunks are small:
+   * an adapter groups them into larger transactions). Called outside any Kysely transaction. Returns the number of
+   * rows inserted.
    */
-  insertApiKeyRows(chunks: Iterable<ApiKeysTable[]>): Promise<number>;
+  insertRows<Table extends BulkTable>(table: Table, chunks: Iterable<BulkTables[Table][]>): Promise<number>;
   /**
    * Runs one statement on its own (autocommit), outside any transaction of the caller, and returns its rows as
    * arrays of column values in the order of the select or returning list (no row objects: they cost more than the
@@ -54,11 +81,12 @@ export interface DialectAdapter {
    */
   queryRows(sql: string, parameters: unknown[]): Promise<unknown[][]>;
   /**
-   * Runs one write statement that returns rows (`returning`), like `queryRows`, except that the engine may commit
-   * it together with other writes issued at about the same time (group commit). It resolves only once the write is
-   * durable, and a write that fails fails alone.
+   * Runs one write: statements that commit together or not at all, the last of which returns rows (`returning`),
+   * like `queryRows`, except that the engine may commit it together with other writes issued at about the same
+   * time (group commit). It resolves only once the write is durable, and a write that fails fails alone. PostgreSQL
+   * takes one statement (a data-modifying WITH makes several changes in one); SQLite takes several.
    */
-  writeRows(sql: string, parameters: unknown[]): Promise<unknown[][]>;
+  writeRows(statements: readonly { sql: string; parameters: unknown[] }[]): Promise<unknown[][]>;
   /** How busy the engine's connection pools are; absent for an engine without pools. */
   poolStats?(): ConnectionPoolStats[];
   /** Releases the engine's connections. */
@@ -108,6 +136,54 @@ type ListSlot =
 /** The values an update takes. */
 type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'expiresAt' | 'updatedAt';
 
+/** The values the event of an update takes besides the update's. */
+type UpdateEventSlot = 'eventId' | 'actorType' | 'actorId' | 'actorName' | 'requestId' | 'clientIp' | 'clientUserAgent';
+
+/** The fields an update may change, by patch field, with their column. */
+const UPDATED_FIELDS = [
+  { field: 'name', column: 'name' },
+  { field: 'status', column: 'status' },
+  { field: 'expiresAt', column: 'expires_at' },
+] as const;
+
+/** The columns the event of an update sets (the others are null). */
+const UPDATE_EVENT_COLUMNS = [
+  'organization_id',
+  'id',
+  'occurred_at',
+  'type',
+  'actor_type',
+  'actor_id',
+  'actor_name',
+  'target_type',
+  'target_id',
+  'name_before',
+  'name_after',
+  'status_before',
+  'status_after',
+  'expires_at_before',
+  'expires_at_after',
+  'request_id',
+  'client_ip',
+  'client_user_agent',
+] as const satisfies readonly (keyof AuditEventsTable)[];
+
+/** The values of an update's event that come from its context. */
+function updateEventValues(context: ChangeContext): Record<Exclude<UpdateEventSlot, 'eventId'>, unknown> {
+  const columns = contextColumns(context);
+  return {
+    actorType: columns.actor_type,
+    actorId: columns.actor_id,
+    actorName: columns.actor_name,
+    requestId: columns.request_id,
+    clientIp: columns.client_ip,
+    clientUserAgent: columns.client_user_agent,
+  };
+}
+
+/** The values a page of the audit trail takes. */
+type AuditPageSlot = 'organizationId' | 'targetId' | 'actorId' | 'idAbove' | 'idBelow' | 'limitPlusOne';
+
 type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>;
 
 // Rows generated per chunk: small, so that each chunk is garbage before the next young-generation collection
@@ -149,6 +225,16 @@ function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return apiKeyFromValues(API_KEY_COLUMNS.map((column) => row[column]) as ApiKeyValues);
+}
+
+/** The fields of a key that audit events record. */
+function recordedFields(key: ApiKeyRecord | AdminKeyRecord): RecordedFields {
+  return { name: key.name, status: key.status, expiresAt: 'expiresAt' in key ? (key.expiresAt ?? null) : null };
+}
+
+/** Maps an event's column values, in the order of `AUDIT_EVENTS_TABLE_COLUMNS`, to a record. */
+function auditEventFromValues(values: unknown[]): AuditEventRecord {
+  return toAuditEvent(Object.fromEntries(AUDIT_EVENTS_TABLE_COLUMNS.map((column, i) => [column, values[i]])) as never);
 }
 
 function toAdminKey(
@@ -262,51 +348,80 @@ export class KyselyMigrator implements SchemaMigrator {
 
 /** The store on any Kysely dialect. */
 export class KyselyStore implements Store {
+  /**
+   * `recordsChanges: false` writes no audit events: only to measure what the audit trail costs (`pnpm bench`
+   * compares updates with and without it).
+   */
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly adapter: DialectAdapter,
     private readonly prepared = new PreparedQueryCache(),
+    private readonly recordsChanges = true,
   ) {}
 
+  /** Runs `work` on this store in a transaction (the one already open, if any). */
+  private async inTransaction<T>(work: (store: KyselyStore) => Promise<T>): Promise<T> {
+    if (this.db.isTransaction) {
+      return work(this);
+    }
+    return this.db
+      .transaction()
+      .execute((trx) => work(new KyselyStore(trx, this.adapter, this.prepared, this.recordsChanges)));
+  }
+
+  /** Records an event; called inside the transaction of its change. */
+  private async recordEvent(facts: EventFacts, context: ChangeContext): Promise<void> {
+    if (this.recordsChanges) {
+      await this.db.insertInto('audit_events').values(eventRow(facts, context)).execute();
+    }
+  }
+
   /**
-   * Runs a prepared query and returns its rows as column values; a `write` goes through the adapter's group commit.
-   * Inside `transaction()` it goes through the transaction's connection, so that it sees, and belongs to, the
-   * transaction.
+   * Runs a prepared query and returns its rows as column values. Inside `transaction()` it goes through the
+   * transaction's connection, so that it sees, and belongs to, the transaction.
    */
   private async run<Name extends string>(
     query: PreparedQuery<Name>,
     values: Readonly<Record<Name, unknown>>,
-    kind: 'read' | 'write' = 'read',
   ): Promise<unknown[][]> {
     const parameters = query.parameters(values);
     if (this.db.isTransaction) {
       const { rows } = await this.db.executeQuery(CompiledQuery.raw(query.sql, parameters));
       return rows.map((row) => Object.values(row as object));
     }
-    return kind === 'write'
-      ? this.adapter.writeRows(query.sql, parameters)
-      : this.adapter.queryRows(query.sql, parameters);
+    return this.adapter.queryRows(query.sql, parameters);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    if (this.db.isTransaction) {
-      return work(this);
-    }
-    return this.db.transaction().execute((trx) => work(new KyselyStore(trx, this.adapter, this.prepared)));
+    return this.inTransaction(work);
   }
 
-  async createOrganization(name: string): Promise<OrganizationRecord> {
+  async createOrganization(name: string, context = OPERATOR_CHANGES): Promise<OrganizationRecord> {
     const organization = { id: newId('org'), name, defaultWorkspaceId: newId('wrkspc') };
-    await this.db
-      .insertInto('organizations')
-      .values({
-        id: organization.id,
-        name,
-        default_workspace_id: organization.defaultWorkspaceId,
-        created_at: nowMicros(),
-      })
-      .execute();
-    return organization;
+    const createdAt = nowMicros();
+    return this.inTransaction(async (store) => {
+      await store.db
+        .insertInto('organizations')
+        .values({
+          id: organization.id,
+          name,
+          default_workspace_id: organization.defaultWorkspaceId,
+          created_at: createdAt,
+        })
+        .execute();
+      await store.recordEvent(
+        {
+          organizationId: organization.id,
+          type: 'organization.created',
+          target: { type: 'organization', id: organization.id },
+          before: NOTHING,
+          after: { ...NOTHING, name },
+          occurredAt: createdAt,
+        },
+        context,
+      );
+      return organization;
+    });
   }
 
   async listOrganizations(): Promise<OrganizationRecord[]> {
@@ -322,7 +437,10 @@ export class KyselyStore implements Store {
     return this.db.selectFrom('organizations').select(ORGANIZATION_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  async createAdminKey(input: { organizationId: string; name: string }): Promise<CreatedAdminKey> {
+  async createAdminKey(
+    input: { organizationId: string; name: string },
+    context = OPERATOR_CHANGES,
+  ): Promise<CreatedAdminKey> {
     const issued = issueSecret('admin');
     const row = {
       id: newId('adminkey'),
@@ -333,18 +451,57 @@ export class KyselyStore implements Store {
       status: 'active' as const,
       created_at: nowMicros(),
     };
-    await this.db.insertInto('admin_keys').values(row).execute();
-    return { adminKey: toAdminKey(row), secret: issued.secret };
+    const adminKey = toAdminKey(row);
+    return this.inTransaction(async (store) => {
+      await store.db.insertInto('admin_keys').values(row).execute();
+      await store.recordEvent(
+        {
+          organizationId: input.organizationId,
+          type: 'admin_key.created',
+          target: { type: 'admin_key', id: row.id },
+          before: NOTHING,
+          after: recordedFields(adminKey),
+          occurredAt: row.created_at,
+        },
+        context,
+      );
+      return { adminKey, secret: issued.secret };
+    });
   }
 
-  async setAdminKeyStatus(id: string, status: AdminKeyStatus): Promise<AdminKeyRecord | undefined> {
-    const row = await this.db
-      .updateTable('admin_keys')
-      .set({ status })
-      .where('id', '=', id)
-      .returning(ADMIN_KEY_COLUMNS)
-      .executeTakeFirst();
-    return row && toAdminKey(row);
+  async setAdminKeyStatus(
+    id: string,
+    status: AdminKeyStatus,
+    context = OPERATOR_CHANGES,
+  ): Promise<AdminKeyRecord | undefined> {
+    return this.inTransaction(async (store) => {
+      let read = store.db.selectFrom('admin_keys').select(ADMIN_KEY_COLUMNS).where('id', '=', id);
+      if (isPostgres(store.db)) {
+        read = read.forUpdate();
+      }
+      const found = await read.executeTakeFirst();
+      if (!found || found.status === status) {
+        return found && toAdminKey(found);
+      }
+      const row = await store.db
+        .updateTable('admin_keys')
+        .set({ status })
+        .where('id', '=', id)
+        .returning(ADMIN_KEY_COLUMNS)
+        .executeTakeFirstOrThrow();
+      const adminKey = toAdminKey(row);
+      await store.recordEvent(
+        {
+          organizationId: adminKey.organizationId,
+          type: status === 'disabled' ? 'admin_key.disabled' : 'admin_key.enabled',
+          target: { type: 'admin_key', id },
+          before: recordedFields(toAdminKey(found)),
+          after: recordedFields(adminKey),
+        },
+        context,
+      );
+      return adminKey;
+    });
   }
 
   async findCredential(secretHash: string): Promise<Credential> {
@@ -371,7 +528,7 @@ export class KyselyStore implements Store {
     return { kind: 'unknown' };
   }
 
-  async createApiKey(input: NewApiKey): Promise<CreatedApiKey> {
+  async createApiKey(input: NewApiKey, context = OPERATOR_CHANGES): Promise<CreatedApiKey> {
     const { organizationId, scope = 'workspace', workspaceId, principal } = input;
     if (scope === 'organization') {
       if (!principal || workspaceId != null) {
@@ -380,7 +537,7 @@ export class KyselyStore implements Store {
     } else if (scope !== 'workspace') {
       throw new TypeError(`unknown scope: ${String(scope)}`);
     }
-    return this.insertApiKey({
+    const values = {
       organization_id: organizationId,
       name: input.name,
       // Null: the default workspace with `workspace` scope, no workspace with `organization` scope.
@@ -392,7 +549,33 @@ export class KyselyStore implements Store {
       expires_at: input.expiresAt ?? null,
       principal_type: principal?.type ?? null,
       principal_id: principal?.id ?? null,
+    };
+    return this.inTransaction(async (store) => {
+      const created = await store.insertApiKey(values);
+      await store.recordCreation(organizationId, created.apiKey, context);
+      return created;
     });
+  }
+
+  /** Records the creation of a key; `replaces` is the key a rotation replaces with it. */
+  private async recordCreation(
+    organizationId: string,
+    key: ApiKeyRecord,
+    context: ChangeContext,
+    replaces?: ApiKeyRecord,
+  ): Promise<void> {
+    await this.recordEvent(
+      {
+        organizationId,
+        type: 'api_key.created',
+        target: { type: 'api_key', id: key.id },
+        before: NOTHING,
+        after: recordedFields(key),
+        related: replaces && { type: 'api_key', id: replaces.id },
+        occurredAt: key.createdAt,
+      },
+      context,
+    );
   }
 
   /** Inserts a key with a new ID and secret, created now. */
@@ -419,7 +602,7 @@ export class KyselyStore implements Store {
     return { apiKey: toApiKey(row), secret: issued.secret };
   }
 
-  async rotateApiKey(input: RotateApiKeyInput): Promise<RotateApiKeyResult> {
+  async rotateApiKey(input: RotateApiKeyInput, context = OPERATOR_CHANGES): Promise<RotateApiKeyResult> {
     const { organizationId, id, gracePeriodMicros } = input;
     if (!Number.isSafeInteger(gracePeriodMicros) || gracePeriodMicros < 0) {
       throw new TypeError('the grace period must be a whole number of microseconds, zero or more');
@@ -427,7 +610,9 @@ export class KyselyStore implements Store {
     if (!this.db.isTransaction) {
       return this.db
         .transaction()
-        .execute((trx) => new KyselyStore(trx, this.adapter, this.prepared).rotateApiKey(input));
+        .execute((trx) =>
+          new KyselyStore(trx, this.adapter, this.prepared, this.recordsChanges).rotateApiKey(input, context),
+        );
     }
     let read = this.db
       .selectFrom('api_keys')
@@ -474,16 +659,56 @@ export class KyselyStore implements Store {
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .returning(API_KEY_COLUMNS)
-      .executeTakeFirstOrThrow();
-    return { kind: 'rotated', created, previous: toApiKey(previous) };
+      .executeTakeFirstOrThrow()
+      .then(toApiKey);
+    await this.recordCreation(organizationId, created.apiKey, context, key);
+    await this.recordEvent(
+      {
+        organizationId,
+        type: 'api_key.rotated',
+        target: { type: 'api_key', id },
+        before: recordedFields(key),
+        after: recordedFields(previous),
+        related: { type: 'api_key', id: created.apiKey.id },
+      },
+      context,
+    );
+    return { kind: 'rotated', created, previous };
   }
 
-  async seedApiKeys(options: SeedOptions): Promise<number> {
+  /** Runs a bulk insert, which writes through the engine's own connection, outside any transaction of this store. */
+  private async bulkInsert<Table extends BulkTable>(
+    table: Table,
+    chunks: Iterable<BulkTables[Table][]>,
+  ): Promise<number> {
     if (this.db.isTransaction) {
-      // The bulk path writes through the engine's own connection, outside this transaction.
-      throw new Error('seedApiKeys cannot run inside transaction()');
+      throw new Error('seeding cannot run inside transaction()');
     }
-    return this.adapter.insertApiKeyRows(seedRows(options, SEED_CHUNK_SIZE));
+    return this.adapter.insertRows(table, chunks);
+  }
+
+  /**
+   * The keys commit in chunks, and their one event after the last: a seed that fails half-way leaves the keys of
+   * the chunks it committed without an event (seeding is for load tests; docs/operations.md).
+   */
+  async seedApiKeys(options: SeedOptions, context = OPERATOR_CHANGES): Promise<number> {
+    const count = await this.bulkInsert('api_keys', seedRows(options, SEED_CHUNK_SIZE));
+    await this.recordEvent(
+      {
+        organizationId: options.organizationId,
+        type: 'api_key.seeded',
+        target: { type: 'organization', id: options.organizationId },
+        before: NOTHING,
+        after: NOTHING,
+        keyCount: count,
+      },
+      context,
+    );
+    return count;
+  }
+
+  async seedAuditEvents(options: SeedAuditEventsOptions): Promise<number> {
+    return this.bulkInsert('audit_events', seedAuditEventRows(options, SEED_CHUNK_SIZE));
   }
 
   async getApiKey(organizationId: string, id: string): Promise<ApiKeyRecord | undefined> {
@@ -570,32 +795,222 @@ export class KyselyStore implements Store {
     return { kind: 'page', keys: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };
   }
 
-  async updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined> {
+  async updateApiKey(
+    organizationId: string,
+    id: string,
+    patch: ApiKeyPatch,
+    context = OPERATOR_CHANGES,
+  ): Promise<ApiKeyRecord | undefined> {
     const { name, status, expiresAt } = patch;
     if (name === undefined && status === undefined && expiresAt === undefined) {
       throw new TypeError('updateApiKey needs a patch that changes a field');
     }
-    const query = this.prepared.get<UpdateSlot>(
-      `API key update:${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}`,
-      (slot) =>
-        this.db
-          .updateTable('api_keys')
-          .set({
-            ...(name !== undefined && { name: slot('name') }),
-            ...(status !== undefined && { status: slot('status') }),
-            ...(expiresAt !== undefined && { expires_at: slot('expiresAt') }),
-            updated_at: slot('updatedAt'),
-          })
-          .where('organization_id', '=', slot('organizationId'))
-          .where('id', '=', slot('id'))
-          .returning(API_KEY_COLUMNS),
+    const updatedAt = nowMicros();
+    const values = {
+      organizationId,
+      id,
+      name,
+      status,
+      expiresAt,
+      updatedAt,
+      eventId: this.recordsChanges ? newAuditEventId(updatedAt) : undefined,
+      ...updateEventValues(context),
+    };
+    const shape = `${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}`;
+    const update = this.prepared.get<UpdateSlot>(`API key update:${shape}`, (slot) =>
+      this.db
+        .updateTable('api_keys')
+        .set({
+          ...(name !== undefined && { name: slot('name') }),
+          ...(status !== undefined && { status: slot('status') }),
+          ...(expiresAt !== undefined && { expires_at: slot('expiresAt') }),
+          updated_at: slot('updatedAt'),
+        })
+        .where('organization_id', '=', slot('organizationId'))
+        .where('id', '=', slot('id'))
+        .returning(API_KEY_COLUMNS),
     );
-    const [row] = await this.run(
-      query,
-      { organizationId, id, name, status, expiresAt, updatedAt: nowMicros() },
-      'write',
-    );
+    let statements: PreparedQuery<UpdateSlot | UpdateEventSlot>[] = [update];
+    if (this.recordsChanges) {
+      const changed = UPDATED_FIELDS.filter(({ field }) => patch[field] !== undefined);
+      statements = isPostgres(this.db)
+        ? [this.prepared.get(`API key update with event:${shape}`, (slot) => this.updateWithEvent(changed, slot))]
+        : [this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, slot)), update];
+    }
+    const [row] = await this.write(statements.map((query) => ({ query, values })));
     return row && apiKeyFromValues(row as ApiKeyValues);
+  }
+
+  /**
+   * PostgreSQL's update with its event, in one statement: `old` locks the key and reads it as it is now (after any
+   * update this one waited for), `updated` changes it, and `event` records both versions when they differ.
+   */
+  private updateWithEvent(
+    changed: readonly (typeof UPDATED_FIELDS)[number][],
+    slot: SlotFunction<UpdateSlot | UpdateEventSlot>,
+  ): Compilable {
+    const assignments = changed.map(({ field, column }) => sql`${sql.ref(column)} = ${slot(field)}`);
+    const statement = sql`with old as (
+        select id, name, status, expires_at from api_keys
+        where organization_id = ${slot('organizationId')} and id = ${slot('id')} for update
+      ), updated as (
+        update api_keys as k set ${sql.join([...assignments, sql`updated_at = ${slot('updatedAt')}`])}
+        from old where k.organization_id = ${slot('organizationId')} and k.id = old.id
+        returning ${sql.join(API_KEY_COLUMNS.map((column) => sql.ref(`k.${column}`)))},
+          old.name as name_before, old.status as status_before, old.expires_at as expires_at_before
+      ), event as (
+        insert into audit_events (${sql.join(UPDATE_EVENT_COLUMNS.map((column) => sql.ref(column)))})
+        select ${slot('organizationId')}, ${slot('eventId')}, cast(${slot('updatedAt')} as bigint), 'api_key.updated',
+          ${slot('actorType')}, ${slot('actorId')}, ${slot('actorName')}, 'api_key', id,
+          name_before, name, status_before, status, expires_at_before, expires_at,
+          ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')}
+        from updated
+        where name_before is distinct from name or status_before is distinct from status
+          or expires_at_before is distinct from expires_at
+      )
+      select ${sql.join(API_KEY_COLUMNS.map((column) => sql.ref(column)))} from updated`;
+    return { compile: () => statement.compile(this.db) };
+  }
+
+  /**
+   * SQLite's event of an update, run just before it in the same write (SQLite has one writer at a time, so the key
+   * cannot change in between): the key as it is, and as the patch leaves it, when they differ.
+   */
+  private eventOfUpdate(
+    changed: readonly (typeof UPDATED_FIELDS)[number][],
+    slot: SlotFunction<UpdateSlot | UpdateEventSlot>,
+  ): Compilable {
+    const after = (field: (typeof UPDATED_FIELDS)[number]) =>
+      changed.includes(field) ? slot(field.field) : sql.ref(field.column);
+    const [name, status, expiresAt] = UPDATED_FIELDS;
+    const differs = changed.map((field) => sql`${sql.ref(field.column)} is not ${slot(field.field)}`);
+    const statement = sql`insert into audit_events (${sql.join(UPDATE_EVENT_COLUMNS.map((column) => sql.ref(column)))})
+      select ${slot('organizationId')}, ${slot('eventId')}, ${slot('updatedAt')}, 'api_key.updated',
+        ${slot('actorType')}, ${slot('actorId')}, ${slot('actorName')}, 'api_key', id,
+        name, ${after(name)}, status, ${after(status)}, expires_at, ${after(expiresAt)},
+        ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')}
+      from api_keys
+      where organization_id = ${slot('organizationId')} and id = ${slot('id')} and (${sql.join(differs, sql` or `)})`;
+    return { compile: () => statement.compile(this.db) };
+  }
+
+  /**
+   * Runs prepared queries as one write, through the adapter's group commit, and returns the rows of the last. Inside
+   * `transaction()` they run on the transaction's connection, as part of it.
+   */
+  private async write<Name extends string>(
+    statements: readonly { query: PreparedQuery<Name>; values: Readonly<Record<Name, unknown>> }[],
+  ): Promise<unknown[][]> {
+    const compiled = statements.map(({ query, values }) => ({ sql: query.sql, parameters: query.parameters(values) }));
+    if (this.db.isTransaction) {
+      let rows: unknown[] = [];
+      for (const { sql: text, parameters } of compiled) {
+        ({ rows } = await this.db.executeQuery(CompiledQuery.raw(text, parameters)));
+      }
+      return rows.map((row) => Object.values(row as object));
+    }
+    return this.adapter.writeRows(compiled);
+  }
+
+  async listAuditEvents({
+    organizationId,
+    limit,
+    cursor,
+    filters = {},
+  }: ListAuditEventsQuery): Promise<ListAuditEventsResult> {
+    const { targetId, actorId, types, occurredAfter, occurredBefore } = filters;
+    if (types !== undefined && types.length === 0) {
+      throw new TypeError('the type filter needs one or more types');
+    }
+    if (cursor && !(await this.getAuditEvent(organizationId, cursor.id))) {
+      return { kind: 'cursor_not_found' };
+    }
+    // Every bound is a bound on IDs, which sort as events occurred: the cursor's and the time filters'.
+    const below = [
+      cursor?.direction === 'after' ? cursor.id : undefined,
+      occurredBefore === undefined ? undefined : idBefore(occurredBefore),
+    ];
+    const above = [
+      cursor?.direction === 'before' ? cursor.id : undefined,
+      occurredAfter === undefined ? undefined : idAfter(occurredAfter),
+    ];
+    const idBelow = below.filter((id) => id !== undefined).sort()[0];
+    const idAbove = above
+      .filter((id) => id !== undefined)
+      .sort()
+      .at(-1);
+    const backwards = cursor?.direction === 'before';
+    const typeList = types === undefined ? [undefined] : [...new Set(types)].sort();
+    const shape = [
+      'audit page',
+      targetId !== undefined,
+      actorId !== undefined,
+      typeList.join('+'),
+      idAbove !== undefined,
+      idBelow !== undefined,
+      backwards,
+    ].join(':');
+    const query = this.prepared.get<AuditPageSlot>(shape, (slot) => {
+      const order = backwards ? 'asc' : 'desc';
+      // One ordered range scan per type, merged: an index of (organization, type, id) serves each type in page order.
+      const pageOfType = (type: string | undefined) => {
+        let select = this.db
+          .selectFrom('audit_events')
+          .select(AUDIT_EVENTS_TABLE_COLUMNS)
+          .where('organization_id', '=', slot('organizationId'));
+        if (targetId !== undefined) {
+          select = select.where('target_id', '=', slot('targetId'));
+        }
+        if (actorId !== undefined) {
+          select = select.where('actor_id', '=', slot('actorId'));
+        }
+        if (type !== undefined) {
+          select = select.where('type', '=', sql.lit(type) as never);
+        }
+        if (idAbove !== undefined) {
+          select = select.where('id', '>', slot('idAbove'));
+        }
+        if (idBelow !== undefined) {
+          select = select.where('id', '<', slot('idBelow'));
+        }
+        return select.orderBy('id', order).limit(slot('limitPlusOne'));
+      };
+      const [first, ...others] = typeList.map(pageOfType);
+      if (!first || others.length === 0) {
+        return first ?? pageOfType(undefined);
+      }
+      const merged = others.reduce(
+        (union, page) => union.unionAll(this.db.selectFrom(page.as('page')).selectAll()),
+        this.db.selectFrom(first.as('page')).selectAll(),
+      );
+      return this.db.selectFrom(merged.as('pages')).selectAll().orderBy('id', order).limit(slot('limitPlusOne'));
+    });
+    const rows = await this.run(query, {
+      organizationId,
+      targetId,
+      actorId,
+      idAbove,
+      idBelow,
+      limitPlusOne: limit + 1,
+    });
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    if (backwards) {
+      page.reverse();
+    }
+    return { kind: 'page', events: page.map(auditEventFromValues), hasMore };
+  }
+
+  async getAuditEvent(organizationId: string, id: string): Promise<AuditEventRecord | undefined> {
+    const query = this.prepared.get<'organizationId' | 'id'>('audit event by id', (slot) =>
+      this.db
+        .selectFrom('audit_events')
+        .select(AUDIT_EVENTS_TABLE_COLUMNS)
+        .where('organization_id', '=', slot('organizationId'))
+        .where('id', '=', slot('id')),
+    );
+    const [row] = await this.run(query, { organizationId, id });
+    return row && auditEventFromValues(row);
   }
 
   async ping(): Promise<void> {

@@ -1,4 +1,14 @@
-import type { AdminKeyStatus, ApiKeyScope, ApiKeyStatus, CreatorType, EpochMicros, Principal } from './types.js';
+import type {
+  AdminKeyStatus,
+  ApiKeyScope,
+  ApiKeyStatus,
+  AuditActor,
+  AuditEventType,
+  AuditTarget,
+  CreatorType,
+  EpochMicros,
+  Principal,
+} from './types.js';
 
 /** Timestamps are integer microseconds since the Unix epoch in every dialect. */
 type Micros = EpochMicros;
@@ -60,9 +70,78 @@ export const API_KEYS_TABLE_COLUMNS = Object.keys({
   scope: true,
 } satisfies Record<keyof ApiKeysTable, true>) as (keyof ApiKeysTable)[];
 
+/**
+ * An audit event (migration 0005): `name`, `status` and `expires_at` of its target before and after the change,
+ * null where there was no value (before a creation, say).
+ */
+export interface AuditEventsTable {
+  organization_id: string;
+  id: string;
+  occurred_at: Micros;
+  type: AuditEventType;
+  actor_type: AuditActor['type'];
+  /** The admin key's ID; null for an operator. */
+  actor_id: string | null;
+  /** The operator's OS user name, when known; null for an admin key. */
+  actor_name: string | null;
+  target_type: AuditTarget['type'];
+  target_id: string;
+  name_before: string | null;
+  name_after: string | null;
+  status_before: ApiKeyStatus | AdminKeyStatus | null;
+  status_after: ApiKeyStatus | AdminKeyStatus | null;
+  expires_at_before: Micros | null;
+  expires_at_after: Micros | null;
+  related_type: AuditTarget['type'] | null;
+  related_id: string | null;
+  key_count: number | null;
+  request_id: string | null;
+  client_ip: string | null;
+  client_user_agent: string | null;
+}
+
+/** Every column of `audit_events`, in one fixed order (for inserts by position). */
+export const AUDIT_EVENTS_TABLE_COLUMNS = Object.keys({
+  organization_id: true,
+  id: true,
+  occurred_at: true,
+  type: true,
+  actor_type: true,
+  actor_id: true,
+  actor_name: true,
+  target_type: true,
+  target_id: true,
+  name_before: true,
+  name_after: true,
+  status_before: true,
+  status_after: true,
+  expires_at_before: true,
+  expires_at_after: true,
+  related_type: true,
+  related_id: true,
+  key_count: true,
+  request_id: true,
+  client_ip: true,
+  client_user_agent: true,
+} satisfies Record<keyof AuditEventsTable, true>) as (keyof AuditEventsTable)[];
+
 /** The database as Kysely sees it. */
 export interface DatabaseSchema {
   organizations: OrganizationsTable;
   admin_keys: AdminKeysTable;
   api_keys: ApiKeysTable;
+  audit_events: AuditEventsTable;
+}
+
+/** The tables that bulk seeding fills, by the type of their rows. */
+export interface BulkTables {
+  api_keys: ApiKeysTable;
+  audit_events: AuditEventsTable;
+}
+
+export type BulkTable = keyof BulkTables;
+
+/** The columns of a bulk-filled table, in the order rows are inserted by position. */
+export function bulkColumns(table: BulkTable): readonly string[] {
+  return table === 'api_keys' ? API_KEYS_TABLE_COLUMNS : AUDIT_EVENTS_TABLE_COLUMNS;
 }

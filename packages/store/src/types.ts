@@ -145,6 +145,112 @@ export interface NewApiKey {
   principal?: Principal | null | undefined;
 }
 
+/** Who made a change: an admin key through the API, or an operator through the CLI (with the OS user, if known). */
+export type AuditActor = { type: 'admin_key'; id: string } | { type: 'operator'; name: string | null };
+
+/** The HTTP client of the request that made a change. */
+export interface AuditClient {
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Who makes the changes of a store call, and through which request: every change is recorded with it, in an audit
+ * event written in the same transaction. Without one, a store records the change as an operator's
+ * (`OPERATOR_CHANGES`): a call that does not come through the API comes from whoever runs the code.
+ */
+export interface ChangeContext {
+  actor: AuditActor;
+  /** The `request-id` of the API request; absent or null outside one. */
+  requestId?: string | null | undefined;
+  client?: AuditClient | null | undefined;
+}
+
+/** What an audit event records. */
+export type AuditEventType =
+  | 'api_key.created'
+  | 'api_key.updated'
+  | 'api_key.rotated'
+  | 'api_key.seeded'
+  | 'admin_key.created'
+  | 'admin_key.disabled'
+  | 'admin_key.enabled'
+  | 'organization.created';
+
+/** What an audit event is about, or the other key of a rotation. */
+export interface AuditTarget {
+  type: 'api_key' | 'admin_key' | 'organization';
+  id: string;
+}
+
+/** One field's value before and after a change; null where it had none (before a creation, say). */
+export interface FieldChange<T> {
+  from: T | null;
+  to: T | null;
+}
+
+/** The fields a change changed; a field it left as it was is absent. */
+export interface AuditChanges {
+  name?: FieldChange<string>;
+  status?: FieldChange<ApiKeyStatus | AdminKeyStatus>;
+  expiresAt?: FieldChange<EpochMicros>;
+}
+
+/** A recorded change. Immutable: no store call changes or deletes one. Never holds a secret or its hash. */
+export interface AuditEventRecord {
+  /** `auditevt_`, 14 hexadecimal digits of `occurredAt`, and 16 random characters: IDs sort as events occurred. */
+  id: string;
+  type: AuditEventType;
+  occurredAt: EpochMicros;
+  actor: AuditActor;
+  target: AuditTarget;
+  changes: AuditChanges;
+  /** The other key of a rotation; null otherwise. */
+  related: AuditTarget | null;
+  /** For `api_key.seeded`, the number of keys seeded; null otherwise. */
+  keyCount: number | null;
+  requestId: string | null;
+  client: AuditClient | null;
+}
+
+/** Filters of the audit trail; they combine with AND. */
+export interface AuditEventFilters {
+  targetId?: string | undefined;
+  /** Events of changes made by this admin key. */
+  actorId?: string | undefined;
+  /** Events of any of these types (a non-empty list). */
+  types?: readonly AuditEventType[] | undefined;
+  /** Events that occurred strictly after this moment. */
+  occurredAfter?: EpochMicros | undefined;
+  /** Events that occurred strictly before this moment. */
+  occurredBefore?: EpochMicros | undefined;
+}
+
+export interface ListAuditEventsQuery {
+  organizationId: string;
+  limit: number;
+  /** A cursor: the ID of an event of the organization, which need not match the filters. */
+  cursor?: PageCursor | undefined;
+  filters?: AuditEventFilters | undefined;
+}
+
+/** What a list of the audit trail found: a page, newest first, or nothing because the cursor names no event. */
+export type ListAuditEventsResult =
+  | { kind: 'page'; events: AuditEventRecord[]; hasMore: boolean }
+  | { kind: 'cursor_not_found' };
+
+/** What `seedAuditEvents` makes: `count` events about seeded keys, one millisecond apart, the newest about now. */
+export interface SeedAuditEventsOptions {
+  organizationId: string;
+  count: number;
+  /** Number of distinct keys the events are about. */
+  targets: number;
+  /** Number of distinct admin keys that made the changes. */
+  actors: number;
+  /** Seed of the pseudo-random spread of types, targets and actors. */
+  seed: number;
+}
+
 /** What `rotateApiKey` takes. */
 export interface RotateApiKeyInput {
   organizationId: string;
@@ -232,34 +338,54 @@ export interface Store {
   /** Runs `work` in one transaction; everything it does through the given store commits or rolls back together. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
 
-  createOrganization(name: string): Promise<OrganizationRecord>;
+  /**
+   * Each call that changes something records the change in an audit event, in the same transaction, as made in
+   * `context` (an operator's change when absent). A call that changes nothing records nothing.
+   */
+  createOrganization(name: string, context?: ChangeContext): Promise<OrganizationRecord>;
   listOrganizations(): Promise<OrganizationRecord[]>;
   getOrganization(id: string): Promise<OrganizationRecord | undefined>;
 
-  createAdminKey(input: { organizationId: string; name: string }): Promise<CreatedAdminKey>;
-  setAdminKeyStatus(id: string, status: AdminKeyStatus): Promise<AdminKeyRecord | undefined>;
+  createAdminKey(input: { organizationId: string; name: string }, context?: ChangeContext): Promise<CreatedAdminKey>;
+  setAdminKeyStatus(id: string, status: AdminKeyStatus, context?: ChangeContext): Promise<AdminKeyRecord | undefined>;
   /** Finds what a secret hash belongs to: an admin key, a regular API key, or nothing. */
   findCredential(secretHash: string): Promise<Credential>;
 
   /** Creates a key in the organization; `organization` scope without a principal is a TypeError. */
-  createApiKey(input: NewApiKey): Promise<CreatedApiKey>;
+  createApiKey(input: NewApiKey, context?: ChangeContext): Promise<CreatedApiKey>;
   /**
    * Replaces a key with a new one (new ID and secret; same name, workspace, scope, principal and expiry; status
    * active), and makes the old key expire after the grace period. Both changes commit in one transaction, or none.
    */
-  rotateApiKey(input: RotateApiKeyInput): Promise<RotateApiKeyResult>;
+  rotateApiKey(input: RotateApiKeyInput, context?: ChangeContext): Promise<RotateApiKeyResult>;
   /**
    * Bulk-creates keys for load and pagination tests, with no secret anyone knows. Returns the number created.
-   * It commits in chunks and cannot run inside `transaction()`.
+   * It commits in chunks and cannot run inside `transaction()`, and records one `api_key.seeded` event for all the
+   * keys, once they are all in.
    */
-  seedApiKeys(options: SeedOptions): Promise<number>;
+  seedApiKeys(options: SeedOptions, context?: ChangeContext): Promise<number>;
   getApiKey(organizationId: string, id: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(query: ListApiKeysQuery): Promise<ListApiKeysResult>;
   /**
    * Applies the patch, durably, and returns the updated key, or undefined when no such key exists in the
-   * organization. The patch must change a field: an empty one is a programmer error (TypeError).
+   * organization. The patch must name a field: an empty one is a programmer error (TypeError). A patch that sets
+   * every field to the value it has records no event.
    */
-  updateApiKey(organizationId: string, id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | undefined>;
+  updateApiKey(
+    organizationId: string,
+    id: string,
+    patch: ApiKeyPatch,
+    context?: ChangeContext,
+  ): Promise<ApiKeyRecord | undefined>;
+
+  /** One page of the organization's audit trail, newest first. */
+  listAuditEvents(query: ListAuditEventsQuery): Promise<ListAuditEventsResult>;
+  getAuditEvent(organizationId: string, id: string): Promise<AuditEventRecord | undefined>;
+  /**
+   * Bulk-creates audit events for load tests, about keys that need not exist. Like `seedApiKeys`, it commits in
+   * chunks and cannot run inside `transaction()`. Returns the number created.
+   */
+  seedAuditEvents(options: SeedAuditEventsOptions): Promise<number>;
 
   /** Runs a trivial query, within the store's deadline: resolves when the database answers. */
   ping(): Promise<void>;

@@ -4,24 +4,22 @@ import {
   type ApiKeyPatch,
   type ApiKeyRecord,
   type ApiKeyStatus,
+  type ChangeContext,
   type CreatedApiKey,
   type Creator,
   type EpochMicros,
   effectiveStatus,
   nowMicros,
-  type PageCursor,
   type Principal,
   type RotateApiKeyResult,
   type Store,
 } from '@apikeys/store';
-import { AppError, invalidRequest } from './errors.js';
-import { quotable } from './quotable.js';
+import { invalidRequest } from './errors.js';
+import { type CursorParams, notFound, pageCursor, unknownCursor } from './page-cursor.js';
 
 /** What `listApiKeys` takes: a page size, at most one cursor, filters, and the moment the status filter applies at. */
-export interface ListApiKeysParams {
+export interface ListApiKeysParams extends CursorParams {
   limit: number;
-  afterId?: string | undefined;
-  beforeId?: string | undefined;
   filters: ApiKeyFilters;
   /** The moment the status filter applies at; now when not given. */
   now?: EpochMicros | undefined;
@@ -56,36 +54,7 @@ export interface RotateApiKeyParams {
   now: EpochMicros;
 }
 
-/** The query parameter that carries each kind of cursor, which the errors about a cursor name. */
-const CURSOR_PARAMETER: Record<PageCursor['direction'], string> = { after: 'after_id', before: 'before_id' };
-
-/** `with ID apikey_...`, or `with this ID` when the value does not look like an ID and so is not repeated. */
-function withId(id: string): string {
-  return quotable(id, 'id') ? `with ID ${id}` : 'with this ID';
-}
-
-function apiKeyNotFound(id: string): AppError {
-  return new AppError('not_found_error', `api_key_id: no API key ${withId(id)}`);
-}
-
-/** At most one cursor; both are a client error. */
-function pageCursor({ afterId, beforeId }: ListApiKeysParams): PageCursor | undefined {
-  if (afterId !== undefined && beforeId !== undefined) {
-    throw invalidRequest(CURSOR_PARAMETER.before, 'cannot be combined with after_id; pass at most one cursor');
-  }
-  if (afterId !== undefined) {
-    return { direction: 'after', id: afterId };
-  }
-  return beforeId === undefined ? undefined : { direction: 'before', id: beforeId };
-}
-
-/** The error for a cursor that names no key of the organization. */
-function unknownCursor(cursor: PageCursor | undefined): Error {
-  if (!cursor) {
-    return new Error('the store reported an unknown cursor for a query without one');
-  }
-  return invalidRequest(CURSOR_PARAMETER[cursor.direction], `no API key ${withId(cursor.id)}`);
-}
+const apiKeyNotFound = (id: string) => notFound('api_key_id', 'API key', id);
 
 /** Refuses an expiry that is not in the future. */
 function requireFuture(expiresAt: EpochMicros | null | undefined, now: EpochMicros): void {
@@ -112,7 +81,7 @@ export class ApiKeysService {
       now: params.now,
     });
     if (result.kind === 'cursor_not_found') {
-      throw unknownCursor(cursor);
+      throw unknownCursor(cursor, 'API key');
     }
     return { keys: result.keys, hasMore: result.hasMore };
   }
@@ -129,7 +98,12 @@ export class ApiKeysService {
    * Changes the given fields; an update that changes none returns the key as it is, without a write. An expired key
    * can be renamed and archived, nothing else: its status cannot become active or inactive, nor its expiry change.
    */
-  async updateApiKey(organizationId: string, id: string, params: UpdateApiKeyParams): Promise<ApiKeyRecord> {
+  async updateApiKey(
+    organizationId: string,
+    id: string,
+    params: UpdateApiKeyParams,
+    context: ChangeContext,
+  ): Promise<ApiKeyRecord> {
     const { name, status, expiresAt, now = nowMicros() } = params;
     requireFuture(expiresAt, now);
     const revives = expiresAt !== undefined || status === 'active' || status === 'inactive';
@@ -144,7 +118,7 @@ export class ApiKeysService {
       }
     }
     // At least one field is set here: the update without any returned above.
-    const key = await this.store.updateApiKey(organizationId, id, { name, status, expiresAt } as ApiKeyPatch);
+    const key = await this.store.updateApiKey(organizationId, id, { name, status, expiresAt } as ApiKeyPatch, context);
     if (!key) {
       throw apiKeyNotFound(id);
     }
@@ -152,21 +126,28 @@ export class ApiKeysService {
   }
 
   /** Creates a key in the organization; organization scope needs a principal. */
-  async createApiKey(organizationId: string, params: CreateApiKeyParams): Promise<CreatedApiKey> {
+  async createApiKey(
+    organizationId: string,
+    params: CreateApiKeyParams,
+    context: ChangeContext,
+  ): Promise<CreatedApiKey> {
     requireFuture(params.expiresAt, params.now);
     const organizationScope = params.workspaceId === null;
     if (organizationScope && params.principal === null) {
       throw invalidRequest('workspace_id', 'null (organization scope) needs a principal; name a workspace, or omit it');
     }
-    return this.store.createApiKey({
-      organizationId,
-      name: params.name,
-      scope: organizationScope ? 'organization' : 'workspace',
-      workspaceId: params.workspaceId ?? undefined,
-      createdBy: params.createdBy,
-      expiresAt: params.expiresAt,
-      principal: params.principal,
-    });
+    return this.store.createApiKey(
+      {
+        organizationId,
+        name: params.name,
+        scope: organizationScope ? 'organization' : 'workspace',
+        workspaceId: params.workspaceId ?? undefined,
+        createdBy: params.createdBy,
+        expiresAt: params.expiresAt,
+        principal: params.principal,
+      },
+      context,
+    );
   }
 
   /** Replaces a key with a new one; the old one expires after the grace period. Archived and expired keys cannot. */
@@ -174,14 +155,18 @@ export class ApiKeysService {
     organizationId: string,
     id: string,
     params: RotateApiKeyParams,
+    context: ChangeContext,
   ): Promise<Extract<RotateApiKeyResult, { kind: 'rotated' }>> {
-    const result = await this.store.rotateApiKey({
-      organizationId,
-      id,
-      gracePeriodMicros: params.gracePeriodSeconds * 1_000_000,
-      createdBy: params.createdBy,
-      now: params.now,
-    });
+    const result = await this.store.rotateApiKey(
+      {
+        organizationId,
+        id,
+        gracePeriodMicros: params.gracePeriodSeconds * 1_000_000,
+        createdBy: params.createdBy,
+        now: params.now,
+      },
+      context,
+    );
     if (result.kind === 'not_found') {
       throw apiKeyNotFound(id);
     }

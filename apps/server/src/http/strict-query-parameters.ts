@@ -20,11 +20,13 @@ interface QueryRules {
   integers: Map<string, { maximum?: number | undefined }>;
   /** The parameters declared `allowEmptyValue`, whose empty value means the parameter is absent. */
   emptyMeansAbsent: Set<string>;
+  /** The array parameters, which are given once per item (`type=a&type=b`). */
+  repeatable: Set<string>;
 }
 
 function queryRules(document: OpenApiDocument): QueryRules {
   const shared = document.components.parameters as Record<string, Parameter>;
-  const rules: QueryRules = { integers: new Map(), emptyMeansAbsent: new Set() };
+  const rules: QueryRules = { integers: new Map(), emptyMeansAbsent: new Set(), repeatable: new Set() };
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item) as { parameters?: Parameter[] }[]) {
       for (const declared of operation?.parameters ?? []) {
@@ -34,6 +36,9 @@ function queryRules(document: OpenApiDocument): QueryRules {
         }
         if (parameter.schema?.type === 'integer') {
           rules.integers.set(parameter.name, { maximum: parameter.schema.maximum });
+        }
+        if (parameter.schema?.type === 'array') {
+          rules.repeatable.add(parameter.name);
         }
         if (parameter.allowEmptyValue === true) {
           rules.emptyMeansAbsent.add(parameter.name);
@@ -80,7 +85,7 @@ function checkQuery(search: string, rules: QueryRules): { problem: HttpError } |
     if (value === undefined) {
       return { problem: invalid(name, 'malformed percent-encoding; values are UTF-8') };
     }
-    if (seen.has(name)) {
+    if (seen.has(name) && !rules.repeatable.has(name)) {
       // Without this check the validator reports the array as a type error, which hides what went wrong.
       return { problem: invalid(name, 'must be a single value') };
     }
@@ -105,8 +110,9 @@ function checkQuery(search: string, rules: QueryRules): { problem: HttpError } |
 /**
  * Takes query parameters exactly as the contract writes them, before the validator (which would coerce `1e3`,
  * `0x10` or ` 5` into numbers, and decode malformed UTF-8 leniently): each name and value must be valid UTF-8
- * percent-encoding, each parameter is given once, and an integer is in plain decimal digits within safe range. A
- * parameter the document declares `allowEmptyValue` is dropped when empty, as if it were not sent.
+ * percent-encoding, each parameter is given once (an array parameter once per item), and an integer is in plain
+ * decimal digits within safe range. A parameter the document declares `allowEmptyValue` is dropped when empty, as if
+ * it were not sent.
  */
 export function strictQueryParameters(document: OpenApiDocument) {
   const rules = queryRules(document);

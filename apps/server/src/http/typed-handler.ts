@@ -1,6 +1,8 @@
 import type { ApiVersion, OperationIdOf, OperationsOf, QueryParameterDefaults } from '@apikeys/api-types';
+import type { ChangeContext } from '@apikeys/store';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Caller, callerOf } from './authenticate.js';
+import { requestIdOf } from './request-id.js';
 import { sendJson } from './send-json.js';
 
 type Operation<V extends ApiVersion, K extends OperationIdOf<V>> = OperationsOf<V>[K];
@@ -56,11 +58,13 @@ export class StatusResponse<Body> {
 export const withStatus = <S extends number, Body>(status: S, body: Body) => new StatusResponse(status, body);
 
 /**
- * What a handler receives: the caller and the request's inputs, already validated and coerced by the spec. The
- * probes (`security: []`) take no credential: their handlers must not read `caller`.
+ * What a handler receives: the caller, who the changes it makes are recorded as made by, and the request's inputs,
+ * already validated and coerced by the spec. The probes (`security: []`) take no credential: their handlers must not
+ * read `caller` or `changes`.
  */
 export interface OperationInput<V extends ApiVersion, K extends OperationIdOf<V>> {
   caller: Caller;
+  changes: ChangeContext;
   query: ValidatedQuery<V, K>;
   path: ParametersOf<V, K, 'path'>;
   body: RequestBodyOf<V, K>;
@@ -79,6 +83,15 @@ export type OperationHandler<V extends ApiVersion, K extends OperationIdOf<V>> =
 /** One handler for every operation of a version's document: a missing one is a compile error. */
 export type OperationHandlers<V extends ApiVersion> = { [K in OperationIdOf<V>]: OperationHandler<V, K> };
 
+/** The changes a request makes are the caller's admin key's, through this request and client. */
+function changeContext(caller: Caller, req: Request, res: Response): ChangeContext {
+  return {
+    actor: { type: 'admin_key', id: caller.adminKeyId },
+    requestId: requestIdOf(res),
+    client: { ipAddress: req.socket.remoteAddress ?? null, userAgent: req.headers['user-agent'] ?? null },
+  };
+}
+
 /**
  * Adapts an operation handler to Express. It runs after express-openapi-validator, so `req.query`, `req.params`
  * and `req.body` hold values the spec accepted, with defaults applied and types coerced.
@@ -88,8 +101,10 @@ export function toExpressHandler<V extends ApiVersion, K extends OperationIdOf<V
 ): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
+      const caller = callerOf(res);
       const result = await handler({
-        caller: callerOf(res),
+        caller,
+        changes: caller && changeContext(caller, req, res),
         query: req.query as ValidatedQuery<V, K>,
         path: req.params as ParametersOf<V, K, 'path'>,
         body: req.body as RequestBodyOf<V, K>,

@@ -18,6 +18,9 @@ const TIMED_METHODS: Record<TimedMethod, true> = {
   getApiKey: true,
   listApiKeys: true,
   updateApiKey: true,
+  listAuditEvents: true,
+  getAuditEvent: true,
+  seedAuditEvents: true,
   ping: true,
   countActiveAdminKeys: true,
 };

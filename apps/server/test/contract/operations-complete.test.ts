@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { OperationId } from '@apikeys/api-types';
 import { documentedStatuses, specOperationIds } from '@apikeys/server/testing';
 import { describe, expect, it } from 'vitest';
-import type { ApiKeysService } from '../../src/domain/api-keys-service.js';
 import type { Readiness } from '../../src/health/readiness.js';
 import { operationHandlers } from '../../src/http/operations/index.js';
+import type { Services } from '../../src/http/operations/services.js';
 
 /**
  * The (operationId, status) pairs the contract tests exercise. Each pair has a `describe('<status> ...')` block in
@@ -30,7 +30,7 @@ function pairs(statusesOf: (operationId: OperationId) => readonly number[], oper
 describe('the contract tests cover the whole spec', () => {
   it('has a handler for every operationId in the spec, and none for an operation the spec lacks', () => {
     // Building the handlers only closes over the service, so no store is needed.
-    const handlers = operationHandlers({} as ApiKeysService, {} as Readiness);
+    const handlers = operationHandlers({} as Services, {} as Readiness);
 
     expect(Object.keys(handlers).sort()).toEqual([...specOperationIds()].sort());
   });

@@ -1,4 +1,4 @@
-import type { ApiKey, ApiKeyList, ApiKeyStatus } from '@apikeys/api-types';
+import { type ApiKey, type ApiKeyList, type ApiKeyStatus, LATEST_API_VERSION } from '@apikeys/api-types';
 import {
   authHeaders,
   createKey,
@@ -222,5 +222,54 @@ describe('tenant isolation', () => {
       expect(await snapshotKeys(server.store, other.organizationId)).toEqual(before.other);
       expect(await snapshotKeys(server.store, own.organizationId)).toEqual(before.own);
     }
+  });
+
+  describe('the audit trail', () => {
+    const EVENTS = '/v1/organizations/audit_events';
+    const latest = (adminKey: string) => authHeaders(adminKey, { 'vendor-version': LATEST_API_VERSION });
+
+    async function events(tenant: Tenant, query = ''): Promise<{ id: string; target: { id: string } }[]> {
+      const result = await server.request(`${EVENTS}?limit=1000${query}`, { headers: latest(tenant.adminKey) });
+      expect(result.response.status, result.text).toBe(200);
+      expectMatchesSpec('listAuditEvents', result.response, result.body, LATEST_API_VERSION);
+      return (result.body as { data: { id: string; target: { id: string } }[] }).data;
+    }
+
+    it("shows each organization only the events of its own keys, even filtered by the other's key", async () => {
+      for (const { own, other } of pairs()) {
+        const mine = new Set([own.organizationId, ...own.keys.map((key) => key.id)]);
+        const seen = await events(own);
+
+        expect(seen.length).toBeGreaterThanOrEqual(own.keys.length);
+        expect(seen.filter((event) => !mine.has(event.target.id) && !event.target.id.startsWith('adminkey_'))).toEqual(
+          [],
+        );
+        expect(await events(own, `&target_id=${other.keys[0]?.id}`)).toEqual([]);
+      }
+    });
+
+    it("answers a get of another organization's event with 404, and refuses it as a cursor", async () => {
+      for (const { own, other } of pairs()) {
+        const [foreign] = await events(other);
+
+        const get = await server.request(`${EVENTS}/${foreign?.id}`, { headers: latest(own.adminKey) });
+        const cursor = await server.request(`${EVENTS}?after_id=${foreign?.id}`, { headers: latest(own.adminKey) });
+
+        expectError(get, {
+          operationId: 'getAuditEvent',
+          status: 404,
+          type: 'not_found_error',
+          message: `audit_event_id: no audit event with ID ${foreign?.id}`,
+          version: LATEST_API_VERSION,
+        });
+        expectError(cursor, {
+          operationId: 'listAuditEvents',
+          status: 400,
+          type: 'invalid_request_error',
+          message: `after_id: no audit event with ID ${foreign?.id}`,
+          version: LATEST_API_VERSION,
+        });
+      }
+    });
   });
 });

@@ -1,10 +1,18 @@
-import { type ApiKeyRecord, DEFAULT_ORGANIZATION, openSqliteStore, SQLITE_MEMORY, type Store } from '@apikeys/store';
+import {
+  type ApiKeyRecord,
+  type ChangeContext,
+  DEFAULT_ORGANIZATION,
+  openSqliteStore,
+  SQLITE_MEMORY,
+  type Store,
+} from '@apikeys/store';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiKeysService } from '../../src/domain/api-keys-service.js';
 import { AppError } from '../../src/domain/errors.js';
 
 const ORG = DEFAULT_ORGANIZATION.id;
 const MISSING = 'apikey_000000000000000000000000';
+const CHANGES: ChangeContext = { actor: { type: 'admin_key', id: 'adminkey_test' } };
 
 /** Runs `action` and returns the AppError it throws; fails the test if it throws nothing or something else. */
 async function appErrorOf(action: () => Promise<unknown>): Promise<AppError> {
@@ -129,14 +137,14 @@ describe('ApiKeysService', () => {
 
   describe('updateApiKey', () => {
     it('keeps the status when only a name is given', async () => {
-      const updated = await service.updateApiKey(ORG, key(1).id, { name: 'renamed' });
+      const updated = await service.updateApiKey(ORG, key(1).id, { name: 'renamed' }, CHANGES);
 
       expect(updated).toEqual({ ...key(1), name: 'renamed', status: 'inactive' });
       expect(await store.getApiKey(ORG, key(1).id)).toEqual(updated);
     });
 
     it('keeps the name when only a status is given', async () => {
-      const updated = await service.updateApiKey(ORG, key(2).id, { status: 'active' });
+      const updated = await service.updateApiKey(ORG, key(2).id, { status: 'active' }, CHANGES);
 
       expect(updated).toEqual({ ...key(2), status: 'active' });
       expect(await store.getApiKey(ORG, key(2).id)).toEqual(updated);
@@ -148,14 +156,14 @@ describe('ApiKeysService', () => {
     ])('returns the key unchanged for %s, without writing', async (_label, params) => {
       const write = vi.spyOn(store, 'updateApiKey');
 
-      expect(await service.updateApiKey(ORG, key(0).id, params)).toEqual(key(0));
+      expect(await service.updateApiKey(ORG, key(0).id, params, CHANGES)).toEqual(key(0));
 
       expect(write).not.toHaveBeenCalled();
       expect(await store.getApiKey(ORG, key(0).id)).toEqual(key(0));
     });
 
     it('sets both fields when both are given', async () => {
-      const updated = await service.updateApiKey(ORG, key(0).id, { name: 'both', status: 'archived' });
+      const updated = await service.updateApiKey(ORG, key(0).id, { name: 'both', status: 'archived' }, CHANGES);
 
       expect(updated).toEqual({ ...key(0), name: 'both', status: 'archived' });
     });
@@ -166,7 +174,7 @@ describe('ApiKeysService', () => {
       ["another organization's key", () => foreign.id, { name: 'hijacked', status: 'archived' as const }],
       ["another organization's key, with an empty update", () => foreign.id, {}],
     ])('answers %s with not_found_error and changes nothing', async (_label, id, params) => {
-      const error = await appErrorOf(() => service.updateApiKey(ORG, id(), params));
+      const error = await appErrorOf(() => service.updateApiKey(ORG, id(), params, CHANGES));
 
       expect(error.type).toBe('not_found_error');
       expect(error.message).toBe(`api_key_id: no API key with ID ${id()}`);

@@ -102,6 +102,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/audit_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Lists the organization's audit trail, newest first, one page at a time (see Audit trail).
+         *
+         *     Filters combine with AND, and with either cursor; `type` may be given several times (any of them).
+         *     `occurred_after` and `occurred_before` are exclusive bounds. A cursor positions the page by the cursor
+         *     event, even when that event does not match the filters. Passing both `before_id` and `after_id`, or a
+         *     cursor that names no audit event of the organization, is a `400 invalid_request_error`.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/audit_events/{audit_event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the audit event.
+                 * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
+                 */
+                audit_event_id: components["parameters"]["AuditEventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an audit event
+         * @description Retrieves one audit event of the organization.
+         */
+        get: operations["getAuditEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -236,12 +287,8 @@ export interface components {
         };
         /** @description The ID of a workspace. */
         WorkspaceId: string;
-        /**
-         * Format: date-time
-         * @description An RFC 3339 datetime in the future, with a time zone (`Z` or an offset), such as `2027-01-31T00:00:00Z`.
-         *     Fractions of a second beyond microseconds are refused.
-         */
-        ExpiresAt: string;
+        /** @description A moment in the future, written as `DateTimeInput` describes. */
+        ExpiresAt: components["schemas"]["DateTimeInput"];
         /**
          * @description The key to create. `workspace_id` omitted: the organization's default workspace; `null`: organization scope,
          *     which needs a `principal`. `expires_at` omitted or `null`: the key never expires. Unknown fields are
@@ -342,6 +389,109 @@ export interface components {
             last_id: string | null;
         };
         /**
+         * Format: date-time
+         * @description An RFC 3339 datetime with a time zone (`Z` or an offset), such as `2027-01-31T00:00:00Z`. Fractions of a
+         *     second beyond microseconds are refused.
+         */
+        DateTimeInput: string;
+        /**
+         * @description What happened: `api_key.created` (through the API, the operator CLI, or a rotation), `api_key.updated`
+         *     (renamed, status or expiry changed), `api_key.rotated` (replaced by a new key; its expiry set to the end of
+         *     the grace period), `api_key.seeded` (the operator CLI bulk-created keys: one event for all of them),
+         *     `admin_key.created`, `admin_key.disabled`, `admin_key.enabled` and `organization.created`.
+         * @enum {string}
+         */
+        AuditEventType: "api_key.created" | "api_key.updated" | "api_key.rotated" | "api_key.seeded" | "admin_key.created" | "admin_key.disabled" | "admin_key.enabled" | "organization.created";
+        /**
+         * @description One change, recorded in the same transaction as the change itself (see Audit trail). Never holds a secret or
+         *     a secret's hash.
+         */
+        AuditEvent: {
+            /**
+             * @description Identifier of the event: `auditevt_`, the time it occurred (14 hexadecimal digits of microseconds), and
+             *     16 random characters. IDs sort as the events occurred.
+             */
+            id: string;
+            type: components["schemas"]["AuditEventType"];
+            occurred_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["AuditActor"];
+            target: components["schemas"]["AuditTarget"];
+            changes: components["schemas"]["AuditChanges"];
+            /**
+             * @description The other key of a rotation: for `api_key.rotated`, the key that replaces the target; for the
+             *     `api_key.created` of a rotation, the key it replaces. `null` otherwise.
+             */
+            related: components["schemas"]["AuditTarget"] | null;
+            /** @description For `api_key.seeded`, the number of keys created; `null` otherwise. */
+            key_count: number | null;
+            /** @description The `request-id` of the API request that made the change; `null` for the operator CLI. */
+            request_id: string | null;
+            /** @description The client of the API request that made the change; `null` for the operator CLI. */
+            client: components["schemas"]["AuditClient"] | null;
+        };
+        /** @description Who made the change. */
+        AuditActor: components["schemas"]["AdminKeyAuditActor"] | components["schemas"]["OperatorAuditActor"];
+        /** @description An admin key, through the API. */
+        AdminKeyAuditActor: {
+            /** @enum {string} */
+            type: "admin_key";
+            /** @description ID of the admin key (`adminkey_...`). */
+            id: string;
+        };
+        /** @description An operator, through the `apikeys` CLI on the database directly. */
+        OperatorAuditActor: {
+            /** @enum {string} */
+            type: "operator";
+            /** @description The operating-system user that ran the CLI, when known. */
+            name: string | null;
+        };
+        /** @description What changed. */
+        AuditTarget: {
+            /** @enum {string} */
+            type: "api_key" | "admin_key" | "organization";
+            /** @description ID of the API key, admin key or organization. */
+            id: string;
+        };
+        /**
+         * @description The fields the event changed, each with its value before (`from`) and after (`to`); a field that did not
+         *     change is absent. A created key, admin key or organization shows its initial `name`, `status` and (when
+         *     set) `expires_at`, each `from: null`. Empty for `api_key.seeded`.
+         */
+        AuditChanges: {
+            name?: {
+                from: string | null;
+                to: string | null;
+            };
+            /** @description An API key's status (`active`, `inactive`, `archived`) or an admin key's (`active`, `disabled`). */
+            status?: {
+                /** @enum {string|null} */
+                from: "active" | "inactive" | "archived" | "disabled" | null;
+                /** @enum {string|null} */
+                to: "active" | "inactive" | "archived" | "disabled" | null;
+            };
+            expires_at?: {
+                from: components["schemas"]["Timestamp"] | null;
+                to: components["schemas"]["Timestamp"] | null;
+            };
+        };
+        /** @description The HTTP client of the request. */
+        AuditClient: {
+            /** @description The IP address of the connection the request came on (behind a proxy, the proxy's). */
+            ip_address: string | null;
+            /** @description The request's `user-agent` header; `null` when it had none. */
+            user_agent: string | null;
+        };
+        /** @description One page of audit events. */
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            /** @description True when more events exist beyond this page in the direction of travel. */
+            has_more: boolean;
+            /** @description ID of the first event of `data`; null when `data` is empty. */
+            first_id: string | null;
+            /** @description ID of the last event of `data`; null when `data` is empty. */
+            last_id: string | null;
+        };
+        /**
          * @description The fields to change, each omitted or `null` to leave it unchanged, except `expires_at`, where `null`
          *     removes the expiry. Unknown fields are rejected.
          */
@@ -432,6 +582,16 @@ export interface components {
         };
         /** @description No API key with this ID exists in the organization. */
         NotFound: {
+            headers: {
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No audit event with this ID exists in the organization. */
+        AuditEventNotFound: {
             headers: {
                 "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -549,6 +709,53 @@ export interface components {
          * @example user_01HZX3Q8K2M4N6P8R0T2V4W6
          */
         CreatedByUserIdFilter: string;
+        /**
+         * @description The ID of the audit event.
+         * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
+         */
+        AuditEventId: string;
+        /**
+         * @description Cursor: the ID of an audit event. Returns the `limit` events immediately before it (newer than it), still
+         *     ordered newest first. Cannot be combined with `after_id`.
+         * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
+         */
+        AuditEventBeforeId: string;
+        /**
+         * @description Cursor: the ID of an audit event. Returns the `limit` events immediately after it (older than it). Cannot be
+         *     combined with `before_id`.
+         * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
+         */
+        AuditEventAfterId: string;
+        /**
+         * @description Only events about this API key, admin key or organization (the history of one key).
+         * @example apikey_01HZX3Q8K2M4N6P8R0T2V4W6
+         */
+        TargetIdFilter: string;
+        /**
+         * @description Only events of changes made by this admin key.
+         * @example adminkey_01HZX3Q8K2M4N6P8R0T2V4W6
+         */
+        ActorIdFilter: string;
+        /**
+         * @description Only events of this type; repeat the parameter for any of several (`type=a&type=b`).
+         * @example [
+         *       "api_key.updated",
+         *       "api_key.rotated"
+         *     ]
+         */
+        AuditEventTypeFilter: components["schemas"]["AuditEventType"][];
+        /**
+         * @description Only events that occurred strictly after this moment: an RFC 3339 datetime with a time zone (`Z`, or an offset
+         *     with its `+` sent as `%2B`).
+         * @example 2026-11-01T00:00:00Z
+         */
+        OccurredAfterFilter: components["schemas"]["DateTimeInput"];
+        /**
+         * @description Only events that occurred strictly before this moment: an RFC 3339 datetime with a time zone (`Z`, or an
+         *     offset with its `+` sent as `%2B`).
+         * @example 2026-12-01T00:00:00Z
+         */
+        OccurredBeforeFilter: components["schemas"]["DateTimeInput"];
     };
     requestBodies: never;
     headers: {
@@ -841,6 +1048,137 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Cursor: the ID of an audit event. Returns the `limit` events immediately before it (newer than it), still
+                 *     ordered newest first. Cannot be combined with `after_id`.
+                 * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
+                 */
+                before_id?: components["parameters"]["AuditEventBeforeId"];
+                /**
+                 * @description Cursor: the ID of an audit event. Returns the `limit` events immediately after it (older than it). Cannot be
+                 *     combined with `before_id`.
+                 * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
+                 */
+                after_id?: components["parameters"]["AuditEventAfterId"];
+                /**
+                 * @description Number of items per page, in plain decimal digits.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only events about this API key, admin key or organization (the history of one key).
+                 * @example apikey_01HZX3Q8K2M4N6P8R0T2V4W6
+                 */
+                target_id?: components["parameters"]["TargetIdFilter"];
+                /**
+                 * @description Only events of changes made by this admin key.
+                 * @example adminkey_01HZX3Q8K2M4N6P8R0T2V4W6
+                 */
+                actor_id?: components["parameters"]["ActorIdFilter"];
+                /**
+                 * @description Only events of this type; repeat the parameter for any of several (`type=a&type=b`).
+                 * @example [
+                 *       "api_key.updated",
+                 *       "api_key.rotated"
+                 *     ]
+                 */
+                type?: components["parameters"]["AuditEventTypeFilter"];
+                /**
+                 * @description Only events that occurred strictly after this moment: an RFC 3339 datetime with a time zone (`Z`, or an offset
+                 *     with its `+` sent as `%2B`).
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                occurred_after?: components["parameters"]["OccurredAfterFilter"];
+                /**
+                 * @description Only events that occurred strictly before this moment: an RFC 3339 datetime with a time zone (`Z`, or an
+                 *     offset with its `+` sent as `%2B`).
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                occurred_before?: components["parameters"]["OccurredBeforeFilter"];
+            };
+            header: {
+                /**
+                 * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
+                 *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
+                 *     the value sent and the supported versions.
+                 * @example 2026-10-21
+                 */
+                "vendor-version": components["parameters"]["VendorVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of audit events. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationError"];
+            403: components["responses"]["PermissionError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
+                 *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
+                 *     the value sent and the supported versions.
+                 * @example 2026-10-21
+                 */
+                "vendor-version": components["parameters"]["VendorVersion"];
+            };
+            path: {
+                /**
+                 * @description The ID of the audit event.
+                 * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
+                 */
+                audit_event_id: components["parameters"]["AuditEventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit event. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    "ratelimit-limit": components["headers"]["RateLimitLimit"];
+                    "ratelimit-remaining": components["headers"]["RateLimitRemaining"];
+                    "ratelimit-reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEvent"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationError"];
+            403: components["responses"]["PermissionError"];
+            404: components["responses"]["AuditEventNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["ApiError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -3,6 +3,7 @@ import * as initial from './0001-initial.js';
 import * as coveringListIndexes from './0002-covering-list-indexes.js';
 import * as postgresListIndexes from './0003-postgres-list-indexes.js';
 import * as expiryPrincipalsDefaultWorkspaces from './0004-expiry-principals-default-workspaces.js';
+import * as auditEvents from './0005-audit-events.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-covering-list-indexes': coveringListIndexes,
   '0003-postgres-list-indexes': postgresListIndexes,
   '0004-expiry-principals-default-workspaces': expiryPrincipalsDefaultWorkspaces,
+  '0005-audit-events': auditEvents,
 };
 
 /** Supplies the migrations from code, so they work the same from source, from a bundle and in tests. */

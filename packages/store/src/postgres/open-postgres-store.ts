@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
-import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
+import {
+  type ApiKeysTable,
+  type AuditEventsTable,
+  type BulkTable,
+  bulkColumns,
+  type DatabaseSchema,
+} from '../schema.js';
 import {
   DEFAULT_BULK_LOAD_ROWS_PER_COMMIT,
   DEFAULT_TIMEOUT_MS,
@@ -30,8 +36,9 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-// The PostgreSQL type of every column, keyed by the table type so that a new column fails compilation here.
-const COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
+// The PostgreSQL type of every column of the bulk-filled tables, keyed by the table types so that a new column fails
+// compilation here.
+const API_KEY_COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
   id: 'text',
   organization_id: 'text',
   name: 'text',
@@ -49,10 +56,40 @@ const COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
   scope: 'text',
 };
 
-// One statement inserts a whole chunk: each column travels as one array parameter and unnest() zips them into rows.
-const ARRAY_PARAMETERS = API_KEYS_TABLE_COLUMNS.map((column, i) => `$${i + 1}::${COLUMN_TYPES[column]}[]`);
-const BULK_INSERT = `insert into api_keys (${API_KEYS_TABLE_COLUMNS.join(', ')})
-  select * from unnest(${ARRAY_PARAMETERS.join(', ')})`;
+const AUDIT_EVENT_COLUMN_TYPES: Record<keyof AuditEventsTable, string> = {
+  organization_id: 'text',
+  id: 'text',
+  occurred_at: 'int8',
+  type: 'text',
+  actor_type: 'text',
+  actor_id: 'text',
+  actor_name: 'text',
+  target_type: 'text',
+  target_id: 'text',
+  name_before: 'text',
+  name_after: 'text',
+  status_before: 'text',
+  status_after: 'text',
+  expires_at_before: 'int8',
+  expires_at_after: 'int8',
+  related_type: 'text',
+  related_id: 'text',
+  key_count: 'int8',
+  request_id: 'text',
+  client_ip: 'text',
+  client_user_agent: 'text',
+};
+
+/**
+ * The statement that inserts a whole chunk of rows into `table`: each column travels as one array parameter and
+ * unnest() zips them into rows.
+ */
+function bulkInsertSql(table: BulkTable): string {
+  const types: Record<string, string> = table === 'api_keys' ? API_KEY_COLUMN_TYPES : AUDIT_EVENT_COLUMN_TYPES;
+  const columns = bulkColumns(table);
+  const arrays = columns.map((column, i) => `$${i + 1}::${types[column]}[]`);
+  return `insert into ${table} (${columns.join(', ')}) select * from unnest(${arrays.join(', ')})`;
+}
 
 /**
  * The name of a prepared statement: derived from its SQL, so that a name means the same statement in every process. A
@@ -110,49 +147,63 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
     return pipeline.query({ name, text: sql, values: parameters });
   };
 
-  const store = new KyselyStore(db, {
-    queryRows,
-    // Each write commits on its own; PostgreSQL shares one WAL flush among the commits of all its connections.
-    writeRows: queryRows,
-    // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
-    insertApiKeyRows: async (chunks) => {
-      const client = await maintenancePool.connect();
-      let inserted = 0;
-      try {
-        await client.query('begin', []);
-        let uncommitted = 0;
-        for (const rows of chunks) {
-          await client.query(
-            BULK_INSERT,
-            API_KEYS_TABLE_COLUMNS.map((column) => rows.map((row) => row[column])),
-          );
-          inserted += rows.length;
-          uncommitted += rows.length;
-          if (uncommitted >= rowsPerCommit) {
-            await client.query('commit', []);
-            await client.query('begin', []);
-            uncommitted = 0;
-          }
+  const store = new KyselyStore(
+    db,
+    {
+      queryRows,
+      // Each write is one statement that commits on its own; PostgreSQL shares one WAL flush among the commits of all
+      // its connections.
+      writeRows: async (statements) => {
+        const [statement, ...more] = statements;
+        if (!statement || more.length > 0) {
+          throw new TypeError('a write on PostgreSQL is one statement: a data-modifying WITH for several changes');
         }
-        await client.query('commit', []);
-      } catch (error) {
-        await client.query('rollback', []).catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
-      return inserted;
+        return queryRows(statement.sql, statement.parameters);
+      },
+      // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
+      insertRows: async (table, chunks) => {
+        const insert = bulkInsertSql(table);
+        const columns = bulkColumns(table);
+        const client = await maintenancePool.connect();
+        let inserted = 0;
+        try {
+          await client.query('begin', []);
+          let uncommitted = 0;
+          for (const rows of chunks) {
+            await client.query(
+              insert,
+              columns.map((column) => rows.map((row) => (row as unknown as Record<string, unknown>)[column])),
+            );
+            inserted += rows.length;
+            uncommitted += rows.length;
+            if (uncommitted >= rowsPerCommit) {
+              await client.query('commit', []);
+              await client.query('begin', []);
+              uncommitted = 0;
+            }
+          }
+          await client.query('commit', []);
+        } catch (error) {
+          await client.query('rollback', []).catch(() => {});
+          throw error;
+        } finally {
+          client.release();
+        }
+        return inserted;
+      },
+      poolStats: () => [
+        { pool: 'pipeline', ...pipeline.stats() },
+        { pool: 'transactions', ...pool.stats() },
+        { pool: 'maintenance', ...maintenancePool.stats() },
+      ],
+      // Kysely's destroy() ends the request pool; the maintenance pool may have been used without its Kysely.
+      close: async () => {
+        await Promise.all([pipeline.close(), maintenancePool.end()]);
+      },
     },
-    poolStats: () => [
-      { pool: 'pipeline', ...pipeline.stats() },
-      { pool: 'transactions', ...pool.stats() },
-      { pool: 'maintenance', ...maintenancePool.stats() },
-    ],
-    // Kysely's destroy() ends the request pool; the maintenance pool may have been used without its Kysely.
-    close: async () => {
-      await Promise.all([pipeline.close(), maintenancePool.end()]);
-    },
-  });
+    undefined,
+    options.auditTrail ?? true,
+  );
   return {
     store: classifyingUnavailable(store, classifyPostgresError),
     migrator: new KyselyMigrator(maintenanceDb),

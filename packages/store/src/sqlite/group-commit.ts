@@ -1,9 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { StatementCache } from './statement-cache.js';
 
-interface PendingWrite {
+/** One statement and its parameters. */
+export interface Statement {
   sql: string;
   parameters: unknown[];
+}
+
+interface PendingWrite {
+  /** Run in order, all or none; the write's rows are those of the last. */
+  statements: readonly Statement[];
   /** `performance.now()` after which the write gives up waiting for the lock. */
   deadline: number;
   resolve(rows: unknown[][]): void;
@@ -22,7 +28,7 @@ function isLocked(error: unknown): boolean {
 }
 
 /**
- * Group commit for single-statement writes on SQLite. With `synchronous = FULL` every commit waits for the disk,
+ * Group commit for writes on SQLite (a write: a few statements that commit together). With `synchronous = FULL` every commit waits for the disk,
  * and better-sqlite3 waits on the event loop: one update per commit caps a server near 2,000 writes/s whatever its
  * CPU. The writes issued during one turn of the event loop (every request that arrived in one poll) are queued and
  * run together at the end of the turn in one transaction, each inside a savepoint of its own, so that one failing
@@ -45,20 +51,31 @@ export class GroupCommit {
   /**
    * `statements` prepares each write (in raw mode, so it must return rows). `whileInTransaction` runs a write when
    * another caller's transaction (Kysely's) holds the one connection at the end of the turn: it waits for that
-   * transaction to end rather than writing into it. `onStatement` hears of each statement run directly.
+   * transaction to end rather than writing into it, and runs the write's statements in a transaction of its own.
+   * `onStatement` hears of each statement run directly.
    */
   constructor(
     private readonly database: Database.Database,
     statements: StatementCache,
-    private readonly whileInTransaction: (sql: string, parameters: unknown[]) => Promise<unknown[][]>,
+    private readonly whileInTransaction: (statements: readonly Statement[]) => Promise<unknown[][]>,
     private readonly lockTimeoutMs: number,
     onStatement?: (sql: string, parameters: readonly unknown[]) => void,
   ) {
     this.#busyTimeout = Number(database.pragma('busy_timeout', { simple: true }));
     // A transaction function called inside another runs in a savepoint (better-sqlite3's nested transactions).
     const runOne = database.transaction((write: PendingWrite) => {
-      onStatement?.(write.sql, write.parameters);
-      return statements.get(write.sql).all(...write.parameters) as unknown[][];
+      let rows: unknown[][] = [];
+      for (const { sql, parameters } of write.statements) {
+        onStatement?.(sql, parameters);
+        const statement = statements.get(sql);
+        if (statement.reader) {
+          rows = statement.all(...parameters) as unknown[][];
+        } else {
+          statement.run(...parameters);
+          rows = [];
+        }
+      }
+      return rows;
     });
     this.#runBatch = database.transaction((batch: PendingWrite[]) =>
       batch.map((write): Outcome => {
@@ -77,10 +94,13 @@ export class GroupCommit {
     );
   }
 
-  /** Queues one write statement; resolves with its rows (as arrays) once it has committed. */
-  write(sql: string, parameters: unknown[]): Promise<unknown[][]> {
+  /**
+   * Queues one write: statements that commit together or not at all. Resolves with the rows (as arrays) of the last
+   * one once they have committed.
+   */
+  write(statements: readonly Statement[]): Promise<unknown[][]> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ sql, parameters, deadline: performance.now() + this.lockTimeoutMs, resolve, reject });
+      this.#pending.push({ statements, deadline: performance.now() + this.lockTimeoutMs, resolve, reject });
       this.#schedule(() => setImmediate(() => this.#flush()));
     });
   }
@@ -101,7 +121,7 @@ export class GroupCommit {
     }
     if (this.database.inTransaction) {
       for (const write of batch) {
-        this.whileInTransaction(write.sql, write.parameters).then(write.resolve, write.reject);
+        this.whileInTransaction(write.statements).then(write.resolve, write.reject);
       }
       return;
     }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
-import { API_KEYS_TABLE_COLUMNS, type ApiKeysTable, type DatabaseSchema } from '../schema.js';
+import { type BulkTable, bulkColumns, type DatabaseSchema } from '../schema.js';
 import {
   DEFAULT_BULK_LOAD_ROWS_PER_COMMIT,
   DEFAULT_TIMEOUT_MS,
@@ -13,7 +13,7 @@ import {
 import type { OpenedStore } from '../types.js';
 import { classifyingUnavailable } from '../unavailable.js';
 import { classifySqliteError } from './classify-errors.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, type Statement } from './group-commit.js';
 import { StatementCache, withStatementCache } from './statement-cache.js';
 
 // SQLite opens a file it cannot write (a read-only file system, say) read-only without a word, and the connection
@@ -67,16 +67,17 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   database.pragma(`busy_timeout = ${timeoutMs}`);
 
   const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
-  // Prepared on first use: the table does not exist until the migrations have run.
-  let insertRows: ((chunks: Iterator<ApiKeysTable[]>) => { inserted: number; done: boolean }) | undefined;
-  const prepareInsert = () => {
+  type InsertRows = (chunks: Iterator<Record<string, unknown>[]>) => { inserted: number; done: boolean };
+  // Prepared on first use: the tables do not exist until the migrations have run.
+  const insertRowsOf = new Map<BulkTable, InsertRows>();
+  const prepareInsert = (table: BulkTable): InsertRows => {
+    const columns = bulkColumns(table);
     const insert = database.prepare<unknown[]>(
-      `insert into api_keys (${API_KEYS_TABLE_COLUMNS.join(', ')})
-       values (${API_KEYS_TABLE_COLUMNS.map(() => '?').join(', ')})`,
+      `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
     );
     // One transaction takes chunks until it holds `rowsPerCommit` rows. Rows go in as each chunk is
     // generated, so that no chunk outlives the next one.
-    return database.transaction((chunks: Iterator<ApiKeysTable[]>) => {
+    return database.transaction((chunks: Iterator<Record<string, unknown>[]>) => {
       let inserted = 0;
       while (inserted < rowsPerCommit) {
         const next = chunks.next();
@@ -84,7 +85,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
           return { inserted, done: true };
         }
         for (const row of next.value) {
-          insert.run(API_KEYS_TABLE_COLUMNS.map((column) => row[column]));
+          insert.run(columns.map((column) => row[column]));
         }
         inserted += next.value.length;
       }
@@ -98,8 +99,12 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
    * `synchronous = NORMAL` syncs at checkpoints rather than at every commit (a crash loses at most the
    * transaction in flight, never an earlier one, and never corrupts). Both settings are restored afterwards.
    */
-  const bulkInsert = (chunks: Iterable<ApiKeysTable[]>): number => {
-    insertRows ??= prepareInsert();
+  const bulkInsert = (table: BulkTable, chunks: Iterable<Record<string, unknown>[]>): number => {
+    let insertRows = insertRowsOf.get(table);
+    if (!insertRows) {
+      insertRows = prepareInsert(table);
+      insertRowsOf.set(table, insertRows);
+    }
     const cacheSize = database.pragma('cache_size', { simple: true });
     database.pragma(`cache_size = ${BULK_LOAD_CACHE_KIB}`);
     database.pragma('synchronous = NORMAL');
@@ -126,29 +131,40 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
 
   // The store's prepared queries run on the statement directly, in raw mode (rows as arrays). Kysely's statements
   // are cached apart: raw mode is a setting of the statement.
-  const rawStatements = new StatementCache(database, (statement) => statement.raw(true));
+  const rawStatements = new StatementCache(database, (statement) => statement.reader && statement.raw(true));
   // Another caller's transaction is open on the one connection: wait for it through Kysely's connection lock
   // rather than read its uncommitted writes or write into it.
-  const afterTransaction = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
-    const { rows } = await db.executeQuery(CompiledQuery.raw(sql, parameters));
-    return rows.map((row) => Object.values(row as object));
+  const afterTransaction = async (statements: readonly Statement[]): Promise<unknown[][]> => {
+    const run = async (executor: Kysely<DatabaseSchema>) => {
+      let rows: unknown[] = [];
+      for (const { sql, parameters } of statements) {
+        ({ rows } = await executor.executeQuery(CompiledQuery.raw(sql, parameters)));
+      }
+      return rows.map((row) => Object.values(row as object));
+    };
+    return statements.length === 1 ? run(db) : db.transaction().execute(run);
   };
   const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
     if (database.inTransaction) {
-      return afterTransaction(sql, parameters);
+      return afterTransaction([{ sql, parameters }]);
     }
     options.onQuery?.(sql, parameters);
     return rawStatements.get(sql).all(...parameters) as unknown[][];
   };
   const groupCommit = new GroupCommit(database, rawStatements, afterTransaction, timeoutMs, options.onQuery);
 
-  const store = new KyselyStore(db, {
-    insertApiKeyRows: async (chunks) => bulkInsert(chunks),
-    queryRows,
-    writeRows: (sql, parameters) => groupCommit.write(sql, parameters),
-    // Kysely's destroy() closes the better-sqlite3 handle it was given.
-    close: async () => {},
-  });
+  const store = new KyselyStore(
+    db,
+    {
+      insertRows: async (table, chunks) => bulkInsert(table, chunks as Iterable<Record<string, unknown>[]>),
+      queryRows,
+      writeRows: (statements) => groupCommit.write(statements),
+      // Kysely's destroy() closes the better-sqlite3 handle it was given.
+      close: async () => {},
+    },
+    undefined,
+    options.auditTrail ?? true,
+  );
   return {
     store: classifyingUnavailable(store, classifySqliteError),
     migrator: new KyselyMigrator(db),

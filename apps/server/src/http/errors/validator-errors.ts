@@ -61,8 +61,12 @@ function describeItem(item: { path: string; message: string }): string {
     // A field named "" leaves the validator no path to report it by.
     return message.startsWith('must NOT have additional properties') ? 'body: unknown field (an empty name)' : message;
   }
-  const shown = rest.every((part) => quotable(part, 'name'));
-  const name = shown ? rest.join('.') : '';
+  // An item of an array parameter or field is named by its index: `type[1]`.
+  const isIndex = (part: string) => /^\d+$/.test(part);
+  const shown = rest.every((part) => isIndex(part) || quotable(part, 'name'));
+  const name = shown
+    ? rest.reduce((named, part) => (isIndex(part) ? `${named}[${part}]` : named ? `${named}.${part}` : part), '')
+    : '';
   if (item.message.startsWith('Unknown query parameter')) {
     return shown ? `${name}: unknown query parameter` : 'query: unknown query parameter (its name is not shown)';
   }

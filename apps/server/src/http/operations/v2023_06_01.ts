@@ -1,12 +1,12 @@
 import type { API_VERSION_NAMES } from '@apikeys/api-types';
 import { nowMicros } from '@apikeys/store';
-import type { ApiKeysService } from '../../domain/api-keys-service.js';
 import type { Readiness } from '../../health/readiness.js';
 import { toApiKeyJson, toApiKeyListJson } from '../serializers/api-key.js';
 import type { OperationHandlers } from '../typed-handler.js';
 import { workspaceFilter } from './caller-context.js';
 import { getHealth } from './get-health.js';
 import { getReadiness } from './get-readiness.js';
+import type { Services } from './services.js';
 
 type First = typeof API_VERSION_NAMES.v2023_06_01;
 
@@ -14,7 +14,7 @@ type First = typeof API_VERSION_NAMES.v2023_06_01;
  * The handlers of the first API version. It shows an expired key as `inactive`, so its `inactive` filter returns
  * the expired keys too.
  */
-export function v2023_06_01Handlers(service: ApiKeysService, readiness: Readiness): OperationHandlers<First> {
+export function v2023_06_01Handlers({ apiKeys: service }: Services, readiness: Readiness): OperationHandlers<First> {
   return {
     getHealth: getHealth(),
     getReadiness: getReadiness(readiness),
@@ -36,13 +36,14 @@ export function v2023_06_01Handlers(service: ApiKeysService, readiness: Readines
     getApiKey: async ({ caller, path }) =>
       toApiKeyJson(await service.getApiKey(caller.organizationId, path.api_key_id)),
     // A `null` status, like an omitted one, leaves it unchanged.
-    updateApiKey: async ({ caller, path, body }) => {
+    updateApiKey: async ({ caller, changes, path, body }) => {
       const now = nowMicros();
-      const key = await service.updateApiKey(caller.organizationId, path.api_key_id, {
-        name: body.name,
-        status: body.status ?? undefined,
-        now,
-      });
+      const key = await service.updateApiKey(
+        caller.organizationId,
+        path.api_key_id,
+        { name: body.name, status: body.status ?? undefined, now },
+        changes,
+      );
       return toApiKeyJson(key, now);
     },
   };

@@ -1,29 +1,35 @@
 import type { API_VERSION_NAMES, v2026_10_21 } from '@apikeys/api-types';
 import type { Principal } from '@apikeys/store';
-import type { ApiKeysService } from '../../domain/api-keys-service.js';
 import { invalidRequest } from '../../domain/errors.js';
 import type { Readiness } from '../../health/readiness.js';
 import { toApiKeyJson, toApiKeyListJson, toCreatedApiKeyJson } from '../serializers/api-key-v2026_10_21.js';
+import { toAuditEventJson, toAuditEventListJson } from '../serializers/audit-event.js';
 import { rfc3339ToMicros } from '../serializers/timestamps.js';
 import type { OperationHandlers } from '../typed-handler.js';
 import { creatorOf, serializeContext, workspaceFilter } from './caller-context.js';
 import { getHealth } from './get-health.js';
 import { getReadiness } from './get-readiness.js';
+import type { Services } from './services.js';
 
 type Latest = typeof API_VERSION_NAMES.v2026_10_21;
 type Schemas = v2026_10_21.components['schemas'];
 
-/** An `expires_at` of a request as microseconds; null stays null (never), undefined stays undefined (unchanged). */
-function expiresAtOf<T extends string | null | undefined>(text: T): number | Exclude<T, string> {
+/**
+ * A datetime of a request (`field`) as microseconds; null stays null (for `expires_at`: never), undefined stays
+ * undefined (unchanged, or no filter).
+ */
+function microsOf<T extends string | null | undefined>(field: string, text: T): number | Exclude<T, string> {
   if (typeof text !== 'string') {
     return text as Exclude<T, string>;
   }
   const micros = rfc3339ToMicros(text);
   if (micros === undefined) {
-    throw invalidRequest('expires_at', 'must be an RFC 3339 datetime with a time zone, such as 2027-01-31T00:00:00Z');
+    throw invalidRequest(field, 'must be an RFC 3339 datetime with a time zone, such as 2027-01-31T00:00:00Z');
   }
   return micros;
 }
+
+const expiresAtOf = <T extends string | null | undefined>(text: T) => microsOf('expires_at', text);
 
 function principalOf(principal: Schemas['ApiKeyPrincipal'] | null | undefined): Principal | null {
   if (!principal) {
@@ -35,7 +41,8 @@ function principalOf(principal: Schemas['ApiKeyPrincipal'] | null | undefined): 
 }
 
 /** The handlers of API version `v2026_10_21`: the key lifecycle, with expiry, principals and scopes. */
-export function v2026_10_21Handlers(service: ApiKeysService, readiness: Readiness): OperationHandlers<Latest> {
+export function v2026_10_21Handlers(services: Services, readiness: Readiness): OperationHandlers<Latest> {
+  const { apiKeys: service, auditEvents } = services;
   return {
     getHealth: getHealth(),
     getReadiness: getReadiness(readiness),
@@ -59,36 +66,67 @@ export function v2026_10_21Handlers(service: ApiKeysService, readiness: Readines
       return toApiKeyJson(await service.getApiKey(caller.organizationId, path.api_key_id), context);
     },
     // `null` leaves a field unchanged, except `expires_at`, where it removes the expiry.
-    updateApiKey: async ({ caller, path, body }) => {
+    updateApiKey: async ({ caller, changes, path, body }) => {
       const context = await serializeContext(caller);
-      const key = await service.updateApiKey(caller.organizationId, path.api_key_id, {
-        name: body.name ?? undefined,
-        status: body.status ?? undefined,
-        expiresAt: expiresAtOf(body.expires_at),
-        now: context.now,
-      });
+      const key = await service.updateApiKey(
+        caller.organizationId,
+        path.api_key_id,
+        {
+          name: body.name ?? undefined,
+          status: body.status ?? undefined,
+          expiresAt: expiresAtOf(body.expires_at),
+          now: context.now,
+        },
+        changes,
+      );
       return toApiKeyJson(key, context);
     },
-    createApiKey: async ({ caller, body }) => {
+    createApiKey: async ({ caller, changes, body }) => {
       const context = await serializeContext(caller);
-      const created = await service.createApiKey(caller.organizationId, {
-        name: body.name,
-        workspaceId: body.workspace_id === context.defaultWorkspaceId ? undefined : body.workspace_id,
-        expiresAt: expiresAtOf(body.expires_at ?? null),
-        principal: principalOf(body.principal),
-        createdBy: creatorOf(caller),
-        now: context.now,
-      });
+      const created = await service.createApiKey(
+        caller.organizationId,
+        {
+          name: body.name,
+          workspaceId: body.workspace_id === context.defaultWorkspaceId ? undefined : body.workspace_id,
+          expiresAt: expiresAtOf(body.expires_at ?? null),
+          principal: principalOf(body.principal),
+          createdBy: creatorOf(caller),
+          now: context.now,
+        },
+        changes,
+      );
       return toCreatedApiKeyJson(created, context);
     },
-    rotateApiKey: async ({ caller, path, body }) => {
+    rotateApiKey: async ({ caller, changes, path, body }) => {
       const context = await serializeContext(caller);
-      const { created, previous } = await service.rotateApiKey(caller.organizationId, path.api_key_id, {
-        gracePeriodSeconds: body?.grace_period_seconds ?? 0,
-        createdBy: creatorOf(caller),
-        now: context.now,
-      });
+      const { created, previous } = await service.rotateApiKey(
+        caller.organizationId,
+        path.api_key_id,
+        {
+          gracePeriodSeconds: body?.grace_period_seconds ?? 0,
+          createdBy: creatorOf(caller),
+          now: context.now,
+        },
+        changes,
+      );
       return { ...toCreatedApiKeyJson(created, context), rotated_api_key: toApiKeyJson(previous, context) };
     },
+    listAuditEvents: async ({ caller, query }) => {
+      const page = await auditEvents.listAuditEvents(caller.organizationId, {
+        limit: query.limit,
+        afterId: query.after_id,
+        beforeId: query.before_id,
+        filters: {
+          targetId: query.target_id,
+          actorId: query.actor_id,
+          types: query.type,
+          occurredAfter: microsOf('occurred_after', query.occurred_after),
+          occurredBefore: microsOf('occurred_before', query.occurred_before),
+        },
+      });
+      return toAuditEventListJson(page);
+    },
+    getAuditEvent: async ({ caller, path }) =>
+      toAuditEventJson(await auditEvents.getAuditEvent(caller.organizationId, path.audit_event_id)),
   };
 }

@@ -1,0 +1,43 @@
+import type { v2026_10_21 } from '@apikeys/api-types';
+import type { AuditEventRecord, AuditTarget } from '@apikeys/store';
+import type { AuditEventPage } from '../../domain/audit-events-service.js';
+import { pageJson } from './page.js';
+import { microsToRfc3339 } from './timestamps.js';
+
+type Schemas = v2026_10_21.components['schemas'];
+
+const targetJson = (target: AuditTarget): Schemas['AuditTarget'] => ({ type: target.type, id: target.id });
+
+const timestampOrNull = (micros: number | null) => (micros === null ? null : microsToRfc3339(micros));
+
+function changesJson({ name, status, expiresAt }: AuditEventRecord['changes']): Schemas['AuditChanges'] {
+  return {
+    ...(name && { name: { from: name.from, to: name.to } }),
+    ...(status && { status: { from: status.from, to: status.to } }),
+    ...(expiresAt && { expires_at: { from: timestampOrNull(expiresAt.from), to: timestampOrNull(expiresAt.to) } }),
+  };
+}
+
+/** An audit event as the API shows it (from version `v2026_10_21`). */
+export function toAuditEventJson(event: AuditEventRecord): Schemas['AuditEvent'] {
+  return {
+    id: event.id,
+    type: event.type,
+    occurred_at: microsToRfc3339(event.occurredAt),
+    actor:
+      event.actor.type === 'admin_key'
+        ? { type: 'admin_key', id: event.actor.id }
+        : { type: 'operator', name: event.actor.name },
+    target: targetJson(event.target),
+    changes: changesJson(event.changes),
+    related: event.related && targetJson(event.related),
+    key_count: event.keyCount,
+    request_id: event.requestId,
+    client: event.client && { ip_address: event.client.ipAddress, user_agent: event.client.userAgent },
+  };
+}
+
+/** A page of the audit trail as `AuditEventList`. */
+export function toAuditEventListJson(page: AuditEventPage): Schemas['AuditEventList'] {
+  return pageJson(page.events.map(toAuditEventJson), page.hasMore);
+}

@@ -1,0 +1,199 @@
+import { randomBase62 } from './random.js';
+import type { AuditEventsTable } from './schema.js';
+import { seededRandom } from './seed.js';
+import { nowMicros } from './time.js';
+import type {
+  AdminKeyStatus,
+  ApiKeyStatus,
+  AuditChanges,
+  AuditEventRecord,
+  AuditEventType,
+  AuditTarget,
+  ChangeContext,
+  EpochMicros,
+  FieldChange,
+  SeedAuditEventsOptions,
+} from './types.js';
+
+/** The context of a change made without one: an operator's, whose name is not known. */
+export const OPERATOR_CHANGES: ChangeContext = { actor: { type: 'operator', name: null } };
+
+const ID_PREFIX = 'auditevt_';
+/** Hexadecimal digits of the time in an ID: microseconds up to the year 4253. */
+const TIME_DIGITS = 14;
+const RANDOM_CHARACTERS = 16;
+
+/** The time part of an event ID: `occurredAt` as fixed-width hexadecimal, so that IDs sort by time. */
+function timePart(occurredAt: EpochMicros): string {
+  return Math.max(0, Math.trunc(occurredAt)).toString(16).padStart(TIME_DIGITS, '0');
+}
+
+/** A new event ID: `auditevt_`, the time it occurred, and random characters that order events of one microsecond. */
+export function newAuditEventId(occurredAt: EpochMicros): string {
+  return `${ID_PREFIX}${timePart(occurredAt)}${randomBase62(RANDOM_CHARACTERS)}`;
+}
+
+/**
+ * Bounds on event IDs for a time filter: every event that occurred strictly after `occurredAfter` has an ID above
+ * the first bound, and every one that occurred strictly before `occurredBefore` an ID below the second. ('0' is the
+ * lowest character of IDs, and '~' sorts above them all.)
+ */
+export function idAfter(occurredAfter: EpochMicros): string {
+  return `${ID_PREFIX}${timePart(occurredAfter)}~`;
+}
+
+export function idBefore(occurredBefore: EpochMicros): string {
+  return `${ID_PREFIX}${timePart(occurredBefore)}`;
+}
+
+/** The fields of a key (or admin key, or organization) that events record before and after a change. */
+export interface RecordedFields {
+  name: string | null;
+  status: ApiKeyStatus | AdminKeyStatus | null;
+  expiresAt: EpochMicros | null;
+}
+
+/** The recorded fields of something that did not exist yet. */
+export const NOTHING: RecordedFields = { name: null, status: null, expiresAt: null };
+
+/** What an event row says besides its context. */
+export interface EventFacts {
+  organizationId: string;
+  type: AuditEventType;
+  target: AuditTarget;
+  before: RecordedFields;
+  after: RecordedFields;
+  related?: AuditTarget | undefined;
+  keyCount?: number | undefined;
+  occurredAt?: EpochMicros | undefined;
+}
+
+/** The columns of an event's context: who made the change, through which request. */
+export function contextColumns(
+  context: ChangeContext,
+): Pick<AuditEventsTable, 'actor_type' | 'actor_id' | 'actor_name' | 'request_id' | 'client_ip' | 'client_user_agent'> {
+  const { actor } = context;
+  return {
+    actor_type: actor.type,
+    actor_id: actor.type === 'admin_key' ? actor.id : null,
+    actor_name: actor.type === 'operator' ? actor.name : null,
+    request_id: context.requestId ?? null,
+    client_ip: context.client?.ipAddress ?? null,
+    client_user_agent: context.client?.userAgent ?? null,
+  };
+}
+
+/** The row of an event. */
+export function eventRow(facts: EventFacts, context: ChangeContext): AuditEventsTable {
+  const occurredAt = facts.occurredAt ?? nowMicros();
+  return {
+    organization_id: facts.organizationId,
+    id: newAuditEventId(occurredAt),
+    occurred_at: occurredAt,
+    type: facts.type,
+    ...contextColumns(context),
+    target_type: facts.target.type,
+    target_id: facts.target.id,
+    name_before: facts.before.name,
+    name_after: facts.after.name,
+    status_before: facts.before.status,
+    status_after: facts.after.status,
+    expires_at_before: facts.before.expiresAt,
+    expires_at_after: facts.after.expiresAt,
+    related_type: facts.related?.type ?? null,
+    related_id: facts.related?.id ?? null,
+    key_count: facts.keyCount ?? null,
+  };
+}
+
+/** Column values as drivers return them: bigints may arrive as strings. */
+type Loose<Row> = { [Column in keyof Row]: Row[Column] | (Row[Column] extends number | null ? string : never) };
+
+const micros = (value: number | string | null): EpochMicros | null => (value === null ? null : Number(value));
+
+function fieldChange<T>(from: T | null, to: T | null): FieldChange<T> | undefined {
+  return from === to ? undefined : { from, to };
+}
+
+/** Maps an event row to a record; its changes are the recorded fields that differ before and after. */
+export function toAuditEvent(row: Loose<AuditEventsTable>): AuditEventRecord {
+  const changes: AuditChanges = {};
+  const name = fieldChange(row.name_before, row.name_after);
+  const status = fieldChange(row.status_before, row.status_after);
+  const expiresAt = fieldChange(micros(row.expires_at_before), micros(row.expires_at_after));
+  if (name) {
+    changes.name = name;
+  }
+  if (status) {
+    changes.status = status;
+  }
+  if (expiresAt) {
+    changes.expiresAt = expiresAt;
+  }
+  return {
+    id: row.id,
+    type: row.type,
+    occurredAt: Number(row.occurred_at),
+    actor:
+      row.actor_type === 'admin_key'
+        ? { type: 'admin_key', id: row.actor_id ?? '' }
+        : { type: 'operator', name: row.actor_name },
+    target: { type: row.target_type, id: row.target_id },
+    changes,
+    related:
+      row.related_type === null || row.related_id === null ? null : { type: row.related_type, id: row.related_id },
+    keyCount: row.key_count === null ? null : Number(row.key_count),
+    requestId: row.request_id,
+    client:
+      row.client_ip === null && row.client_user_agent === null
+        ? null
+        : { ipAddress: row.client_ip, userAgent: row.client_user_agent },
+  };
+}
+
+/** The spread of seeded events' types: mostly updates, as in a real trail. */
+const SEEDED_TYPES: readonly AuditEventType[] = [
+  ...Array<AuditEventType>(80).fill('api_key.updated'),
+  ...Array<AuditEventType>(12).fill('api_key.created'),
+  ...Array<AuditEventType>(6).fill('api_key.rotated'),
+  'admin_key.disabled',
+  'admin_key.enabled',
+];
+
+/**
+ * Yields the rows of seeded events in chunks, one millisecond apart plus a random sub-millisecond part, the newest
+ * about now; each an update (a rename) of one of `targets` keys by one of `actors` admin keys, or another type.
+ */
+export function* seedAuditEventRows(options: SeedAuditEventsOptions, chunkSize: number): Generator<AuditEventsTable[]> {
+  const random = seededRandom(options.seed);
+  const pick = (n: number) => Math.floor(random() * n);
+  const start = nowMicros() - options.count * 1000;
+  let chunk: AuditEventsTable[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const type = SEEDED_TYPES[pick(SEEDED_TYPES.length)] ?? 'api_key.updated';
+    const onAdminKey = type.startsWith('admin_key.');
+    const actor = `adminkey_seed${pick(Math.max(options.actors, 1))}`;
+    const target = onAdminKey ? actor : `apikey_seed${pick(Math.max(options.targets, 1))}`;
+    const renamed = type === 'api_key.updated';
+    chunk.push(
+      eventRow(
+        {
+          organizationId: options.organizationId,
+          type,
+          target: { type: onAdminKey ? 'admin_key' : 'api_key', id: target },
+          before: { ...NOTHING, name: renamed ? `seeded name ${i}` : null },
+          after: { ...NOTHING, name: renamed ? `seeded name ${i + 1}` : null },
+          occurredAt: start + i * 1000 + pick(1000),
+        },
+        { actor: { type: 'admin_key', id: actor }, requestId: `req_seed${i}`, client: null },
+      ),
+    );
+    if (chunk.length === chunkSize) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) {
+    yield chunk;
+  }
+}
