@@ -18,19 +18,25 @@ import type {
 /** The context of a change made without one: an operator's, whose name is not known. */
 export const OPERATOR_CHANGES: ChangeContext = { actor: { type: 'operator', name: null } };
 
-const ID_PREFIX = 'auditevt_';
+/** What every event ID starts with. */
+export const AUDIT_EVENT_ID_PREFIX = 'auditevt_';
 /** Hexadecimal digits of the time in an ID: microseconds up to the year 4253. */
-const TIME_DIGITS = 14;
+export const AUDIT_EVENT_TIME_DIGITS = 14;
 const RANDOM_CHARACTERS = 16;
 
 /** The time part of an event ID: `occurredAt` as fixed-width hexadecimal, so that IDs sort by time. */
 function timePart(occurredAt: EpochMicros): string {
-  return Math.max(0, Math.trunc(occurredAt)).toString(16).padStart(TIME_DIGITS, '0');
+  return Math.max(0, Math.trunc(occurredAt)).toString(16).padStart(AUDIT_EVENT_TIME_DIGITS, '0');
 }
 
-/** A new event ID: `auditevt_`, the time it occurred, and random characters that order events of one microsecond. */
+/** The random end of an event ID, which orders the events of one microsecond. */
+export function auditEventIdSuffix(): string {
+  return randomBase62(RANDOM_CHARACTERS);
+}
+
+/** A new event ID: `auditevt_`, the time it occurred (14 hexadecimal digits), and a random suffix. */
 export function newAuditEventId(occurredAt: EpochMicros): string {
-  return `${ID_PREFIX}${timePart(occurredAt)}${randomBase62(RANDOM_CHARACTERS)}`;
+  return `${AUDIT_EVENT_ID_PREFIX}${timePart(occurredAt)}${auditEventIdSuffix()}`;
 }
 
 /**
@@ -39,11 +45,11 @@ export function newAuditEventId(occurredAt: EpochMicros): string {
  * lowest character of IDs, and '~' sorts above them all.)
  */
 export function idAfter(occurredAfter: EpochMicros): string {
-  return `${ID_PREFIX}${timePart(occurredAfter)}~`;
+  return `${AUDIT_EVENT_ID_PREFIX}${timePart(occurredAfter)}~`;
 }
 
 export function idBefore(occurredBefore: EpochMicros): string {
-  return `${ID_PREFIX}${timePart(occurredBefore)}`;
+  return `${AUDIT_EVENT_ID_PREFIX}${timePart(occurredBefore)}`;
 }
 
 /** The fields of a key (or admin key, or organization) that events record before and after a change. */

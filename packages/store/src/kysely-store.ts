@@ -10,6 +10,9 @@ import {
   sql,
 } from 'kysely';
 import {
+  AUDIT_EVENT_ID_PREFIX,
+  AUDIT_EVENT_TIME_DIGITS,
+  auditEventIdSuffix,
   contextColumns,
   type EventFacts,
   eventRow,
@@ -52,6 +55,7 @@ import type {
   CreatedApiKey,
   Credential,
   EffectiveApiKeyStatus,
+  EpochMicros,
   ListApiKeysQuery,
   ListApiKeysResult,
   ListAuditEventsQuery,
@@ -137,7 +141,15 @@ type ListSlot =
 type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'expiresAt' | 'updatedAt';
 
 /** The values the event of an update takes besides the update's. */
-type UpdateEventSlot = 'eventId' | 'actorType' | 'actorId' | 'actorName' | 'requestId' | 'clientIp' | 'clientUserAgent';
+type UpdateEventSlot =
+  | 'eventId'
+  | 'eventIdSuffix'
+  | 'actorType'
+  | 'actorId'
+  | 'actorName'
+  | 'requestId'
+  | 'clientIp'
+  | 'clientUserAgent';
 
 /** The fields an update may change, by patch field, with their column. */
 const UPDATED_FIELDS = [
@@ -145,6 +157,9 @@ const UPDATED_FIELDS = [
   { field: 'status', column: 'status' },
   { field: 'expiresAt', column: 'expires_at' },
 ] as const;
+
+/** PostgreSQL's clock, read when evaluated (not at the start of the transaction), in microseconds since the epoch. */
+const DATABASE_NOW_MICROS = sql<number>`cast(extract(epoch from clock_timestamp()) * 1000000 as bigint)`;
 
 /** The columns the event of an update sets (the others are null). */
 const UPDATE_EVENT_COLUMNS = [
@@ -169,7 +184,9 @@ const UPDATE_EVENT_COLUMNS = [
 ] as const satisfies readonly (keyof AuditEventsTable)[];
 
 /** The values of an update's event that come from its context. */
-function updateEventValues(context: ChangeContext): Record<Exclude<UpdateEventSlot, 'eventId'>, unknown> {
+function updateEventValues(
+  context: ChangeContext,
+): Record<Exclude<UpdateEventSlot, 'eventId' | 'eventIdSuffix'>, unknown> {
   const columns = contextColumns(context);
   return {
     actorType: columns.actor_type,
@@ -369,11 +386,30 @@ export class KyselyStore implements Store {
       .execute((trx) => work(new KyselyStore(trx, this.adapter, this.prepared, this.recordsChanges)));
   }
 
-  /** Records an event; called inside the transaction of its change. */
+  /**
+   * Records an event; called inside the transaction of its change, after the change (and any lock it took), so that
+   * the events of one key are in the order its changes were made.
+   */
   private async recordEvent(facts: EventFacts, context: ChangeContext): Promise<void> {
     if (this.recordsChanges) {
-      await this.db.insertInto('audit_events').values(eventRow(facts, context)).execute();
+      const occurredAt = facts.occurredAt ?? (await this.eventTime());
+      await this.db
+        .insertInto('audit_events')
+        .values(eventRow({ ...facts, occurredAt }, context))
+        .execute();
     }
+  }
+
+  /**
+   * The time of an event made now. On PostgreSQL, the database's clock: every replica's events of one key are then
+   * timed by one clock, in the order their changes took the key's lock (an update times its event the same way).
+   */
+  private async eventTime(): Promise<EpochMicros> {
+    if (!isPostgres(this.db)) {
+      return nowMicros();
+    }
+    const { rows } = await sql<{ now: number | string }>`select ${DATABASE_NOW_MICROS} as now`.execute(this.db);
+    return Number(rows[0]?.now);
   }
 
   /**
@@ -416,7 +452,6 @@ export class KyselyStore implements Store {
           target: { type: 'organization', id: organization.id },
           before: NOTHING,
           after: { ...NOTHING, name },
-          occurredAt: createdAt,
         },
         context,
       );
@@ -461,7 +496,6 @@ export class KyselyStore implements Store {
           target: { type: 'admin_key', id: row.id },
           before: NOTHING,
           after: recordedFields(adminKey),
-          occurredAt: row.created_at,
         },
         context,
       );
@@ -572,7 +606,6 @@ export class KyselyStore implements Store {
         before: NOTHING,
         after: recordedFields(key),
         related: replaces && { type: 'api_key', id: replaces.id },
-        occurredAt: key.createdAt,
       },
       context,
     );
@@ -814,6 +847,7 @@ export class KyselyStore implements Store {
       expiresAt,
       updatedAt,
       eventId: this.recordsChanges ? newAuditEventId(updatedAt) : undefined,
+      eventIdSuffix: this.recordsChanges ? auditEventIdSuffix() : undefined,
       ...updateEventValues(context),
     };
     const shape = `${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}`;
@@ -843,7 +877,9 @@ export class KyselyStore implements Store {
 
   /**
    * PostgreSQL's update with its event, in one statement: `old` locks the key and reads it as it is now (after any
-   * update this one waited for), `updated` changes it, and `event` records both versions when they differ.
+   * update this one waited for), `updated` changes it, and `event` records both versions when they differ, timed by
+   * the database's clock once the lock is held (as `eventTime` does), so that the events of one key are in the order
+   * its updates took the lock, whichever replica or connection sent them.
    */
   private updateWithEvent(
     changed: readonly (typeof UPDATED_FIELDS)[number][],
@@ -860,11 +896,12 @@ export class KyselyStore implements Store {
           old.name as name_before, old.status as status_before, old.expires_at as expires_at_before
       ), event as (
         insert into audit_events (${sql.join(UPDATE_EVENT_COLUMNS.map((column) => sql.ref(column)))})
-        select ${slot('organizationId')}, ${slot('eventId')}, cast(${slot('updatedAt')} as bigint), 'api_key.updated',
+        select ${slot('organizationId')}, ${sql.lit(AUDIT_EVENT_ID_PREFIX)} || lpad(to_hex(clock.now), ${sql.lit(AUDIT_EVENT_TIME_DIGITS)}, '0')
+            || ${slot('eventIdSuffix')}, clock.now, 'api_key.updated',
           ${slot('actorType')}, ${slot('actorId')}, ${slot('actorName')}, 'api_key', id,
           name_before, name, status_before, status, expires_at_before, expires_at,
           ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')}
-        from updated
+        from updated cross join lateral (select ${DATABASE_NOW_MICROS} as now where updated.id is not null) as clock
         where name_before is distinct from name or status_before is distinct from status
           or expires_at_before is distinct from expires_at
       )

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../src/migrations/index.js';
 import { openStore, type StoreLocation } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
+import { AUDIT_EVENTS_TABLE_COLUMNS } from '../src/schema.js';
 import type { Store } from '../src/types.js';
 import { migrationNames } from '../testing/index.js';
 import { createTestDatabase } from '../testing/postgres.js';
@@ -297,5 +298,131 @@ describe.each(ENGINES.filter(({ available }) => available))('0004 on $engine', (
     expect(workspaces[withDefaultId.id]).toBeNull();
     expect([statuses[expiring?.id ?? ''], statuses[expired?.id ?? '']]).toEqual(['active', 'inactive']);
     await migrateTo('latest');
+  });
+});
+
+const BEFORE_AUDIT_EVENTS = '0004-expiry-principals-default-workspaces';
+
+describe.each(ENGINES.filter(({ available }) => available))('0005 on $engine', ({ open }) => {
+  let subject: Subject;
+  let store: Store | undefined;
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await subject.cleanup();
+  });
+
+  async function migrateTo(migration: string): Promise<void> {
+    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
+    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
+    expect(error).toBeUndefined();
+  }
+
+  /** A database at 0004 with two organizations, an admin key, and keys with and without expiry and principal. */
+  async function databaseBeforeAuditEvents(): Promise<LegacyKeyRow[]> {
+    subject = await open();
+    await migrateTo(BEFORE_AUDIT_EVENTS);
+    await sql`insert into organizations (id, name, created_at, default_workspace_id)
+      values (${OTHER_ORGANIZATION}, 'other', 1, 'wrkspc_other000000000000000000')`.execute(subject.db);
+    await sql`insert into admin_keys (id, organization_id, name, secret_hash, partial_key_hint, status, created_at)
+      values ('adminkey_before_audit', ${OTHER_ORGANIZATION}, 'ops', 'hash_before_audit', 'sk-adm-abcd...wxyz',
+        'disabled', 2)`.execute(subject.db);
+    const legacy = [
+      ...(await insertLegacyKeys(subject.db, DEFAULT_ORGANIZATION.id, 30)),
+      ...(await insertLegacyKeys(subject.db, OTHER_ORGANIZATION, 10)),
+    ];
+    await sql`update api_keys set expires_at = 1900000000000000, principal_type = 'user', principal_id = 'user_seed1'
+      where id = ${legacy[1]?.id ?? ''}`.execute(subject.db);
+    return legacy;
+  }
+
+  async function openedStore(): Promise<Store> {
+    store = (await openStore(subject.location)).store;
+    return store;
+  }
+
+  /** Every row of the tables 0004 has, as the database returns them. */
+  const rowsBefore0005 = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        ['organizations', 'admin_keys', 'api_keys'].map(async (table) => [
+          table,
+          (await sql`select * from ${sql.table(table)} order by id`.execute(subject.db)).rows,
+        ]),
+      ),
+    );
+
+  const auditEventCount = async () =>
+    Number(
+      (await sql<{ events: number | string }>`select count(*) as events from audit_events`.execute(subject.db)).rows[0]
+        ?.events,
+    );
+
+  it('adds the empty audit_events table and changes no row of the other tables', async () => {
+    await databaseBeforeAuditEvents();
+    const rows = await rowsBefore0005();
+    const fileBefore = await subject.tableFile('api_keys');
+
+    expect(await subject.columns('audit_events')).toEqual([]);
+    await migrateTo('latest');
+
+    expect(await subject.columns('audit_events')).toEqual(AUDIT_EVENTS_TABLE_COLUMNS);
+    expect(await auditEventCount()).toBe(0);
+    expect(await rowsBefore0005()).toEqual(rows);
+    expect(await subject.tableFile('api_keys')).toBe(fileBefore);
+  });
+
+  it('leaves a store that lists the keys as before, an empty trail, and records the next change', async () => {
+    const legacy = await databaseBeforeAuditEvents();
+    await migrateTo('latest');
+    const opened = await openedStore();
+    const [first] = legacy;
+
+    const keys = await opened.listApiKeys({ organizationId: DEFAULT_ORGANIZATION.id, limit: 100 });
+    const trailBefore = await opened.listAuditEvents({ organizationId: DEFAULT_ORGANIZATION.id, limit: 100 });
+    await opened.updateApiKey(DEFAULT_ORGANIZATION.id, first?.id ?? '', { name: 'renamed after 0005' });
+    const trailAfter = await opened.listAuditEvents({ organizationId: DEFAULT_ORGANIZATION.id, limit: 100 });
+
+    expect(keys.kind === 'page' && keys.keys.map((key) => key.id)).toEqual(
+      legacy
+        .filter((row) => row.organization_id === DEFAULT_ORGANIZATION.id)
+        .map((row) => row.id)
+        .reverse(),
+    );
+    expect(trailBefore).toEqual({ kind: 'page', events: [], hasMore: false });
+    expect(
+      trailAfter.kind === 'page' && trailAfter.events.map((event) => [event.type, event.target, event.changes]),
+    ).toEqual([
+      [
+        'api_key.updated',
+        { type: 'api_key', id: first?.id },
+        { name: { from: first?.name, to: 'renamed after 0005' } },
+      ],
+    ]);
+  });
+
+  it('down drops the trail and leaves the other tables as they were; up again adds it empty', async () => {
+    await databaseBeforeAuditEvents();
+    await migrateTo('latest');
+    const opened = await openedStore();
+    await opened.createApiKey({
+      organizationId: OTHER_ORGANIZATION,
+      name: 'made after 0005',
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    await opened.close();
+    store = undefined;
+    const rows = await rowsBefore0005();
+
+    await migrateTo(BEFORE_AUDIT_EVENTS);
+    const columnsAfterDown = await subject.columns('audit_events');
+    const rowsAfterDown = await rowsBefore0005();
+    await migrateTo('latest');
+
+    expect(columnsAfterDown).toEqual([]);
+    expect(rowsAfterDown).toEqual(rows);
+    expect(await subject.columns('audit_events')).toEqual(AUDIT_EVENTS_TABLE_COLUMNS);
+    expect(await auditEventCount()).toBe(0);
   });
 });
