@@ -1,3 +1,4 @@
+import { AUDIT_SCENARIOS } from './scenarios.js';
 import type { ScenarioResult, SeedResult } from './suite.js';
 import { POSTGRES_REPLICAS, replicasTargetName, sizeLabel, variantTargetName } from './targets.js';
 
@@ -21,17 +22,24 @@ const PAGE_SCENARIOS = [
   'combo-before',
   'expired-after',
   'active-after',
+  ...AUDIT_SCENARIOS.map((scenario) => scenario.name),
 ];
 
 const fmt = (value: number, digits = 2) => value.toFixed(digits);
 
-/** The mean server CPU per request of every measurement of a scenario on a target (a base target runs twice). */
-function meanCpu(results: readonly ScenarioResult[], target: string, scenario: string): number | undefined {
+/** The mean of a figure over every measurement of a scenario on a target (a base target runs twice). */
+function mean(
+  results: readonly ScenarioResult[],
+  target: string,
+  scenario: string,
+  figure: (result: ScenarioResult) => number,
+): number | undefined {
   const runs = results.filter((result) => result.target === target && result.scenario === scenario);
-  return runs.length === 0
-    ? undefined
-    : runs.reduce((sum, run) => sum + run.serverCpuMicrosPerRequest, 0) / runs.length;
+  return runs.length === 0 ? undefined : runs.reduce((sum, run) => sum + figure(run), 0) / runs.length;
 }
+
+const meanCpu = (results: readonly ScenarioResult[], target: string, scenario: string) =>
+  mean(results, target, scenario, (result) => result.serverCpuMicrosPerRequest);
 
 /** Checks the targets of the issues against the results. `sizes` are the smaller and the larger key counts run. */
 export function checkGoals(
@@ -93,6 +101,28 @@ export function checkGoals(
       result && `${Math.round(result.requestsPerSecond)}/s`,
       result && result.requestsPerSecond >= 1000,
     );
+  }
+  // The audit trail: durable updates with every change recorded, against the same server recording none, run
+  // between its two runs with the trail (targets.ts).
+  for (const engine of ['sqlite', 'postgres']) {
+    for (const scenario of ['update', 'update-hot']) {
+      const target = `${engine}-${large}`;
+      const withTrail = mean(results, target, scenario, (result) => result.requestsPerSecond);
+      const without = mean(
+        results,
+        variantTargetName(target, 'no-audit'),
+        scenario,
+        (result) => result.requestsPerSecond,
+      );
+      const share = withTrail && without && withTrail / without;
+      check(
+        `${scenario}, ${target}: durable updates/s with the audit trail ≥ 0.85× without`,
+        share === undefined
+          ? undefined
+          : `${fmt(share)}× (${Math.round(withTrail ?? 0)} vs ${Math.round(without ?? 0)}/s)`,
+        share !== undefined && share >= 0.85,
+      );
+    }
   }
   const replicated = find(replicasTargetName(sizes[1]), 'update');
   check(

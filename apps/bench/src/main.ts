@@ -21,11 +21,12 @@ import { planTargets } from './targets.js';
 
 const USAGE = `pnpm bench [options]   (pnpm bench:quick = pnpm bench --quick)
 
-Seeds SQLite and PostgreSQL, starts the real server (one process, and two replicas on PostgreSQL) and three
-references (bare node:http, bare Express, Express with express-openapi-validator) as child processes, and drives
-each with autocannon from another process. Prints a table; writes apps/bench/results/*.json.
+Seeds SQLite and PostgreSQL with keys and as many audit events, starts the real server (one process, and two
+replicas on PostgreSQL) and three references (bare node:http, bare Express, Express with express-openapi-validator)
+as child processes, and drives each with autocannon from another process. Prints a table; writes
+apps/bench/results/*.json.
 
-  --quick                 10k and 100k keys, 2 s per scenario, a subset of scenarios (under two minutes)
+  --quick                 10k and 100k keys, 2 s per scenario, a subset of scenarios (about three minutes)
   --duration <s>          seconds measured per scenario (full: 10, quick: 2)
   --warmup <s>            unmeasured seconds of the same load before each scenario (full: 4, quick: 1); longer
                           until every connection has had a response
@@ -33,7 +34,8 @@ each with autocannon from another process. Prints a table; writes apps/bench/res
   --connections <n>       autocannon connections (50)
   --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)
   --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20;
-                          the references of the page sizes in use always run
+                          the references of the page sizes in use always run, and so does a variant's base
+                          (sqlite-1m/update for sqlite-1m+no-audit/update)
   --skip-postgres         leave out the PostgreSQL targets
   --postgres-url <url>    PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres); the suite creates
                           and drops the databases apikeys_bench_<keys> on it
@@ -182,7 +184,10 @@ async function main(): Promise<number> {
       'the +ratelimited target runs with the in-memory limiter on and a limit that never refuses',
   );
   if (options.quick) {
-    notes.push(`quick mode: the larger store has ${options.sizes[1]} keys; the targets are stated for 1,000,000`);
+    notes.push(
+      `quick mode: the larger store has ${options.sizes[1]} keys and as many audit events; the targets are stated ` +
+        'for 1,000,000',
+    );
   }
   const report: RunReport = {
     startedAt,

@@ -140,11 +140,19 @@ export function formatResults(results: readonly ScenarioResult[]): string {
   );
 }
 
-/** Seed times. */
+/** Seed times: the keys, then as many audit events. */
 export function formatSeeds(seeds: readonly SeedResult[]): string {
   return table(
-    ['engine', 'keys', 'seconds', 'keys/s'],
-    seeds.map((seed) => [seed.engine, int(seed.keys), dec(seed.seconds, 1), int(seed.keys / seed.seconds)]),
+    ['engine', 'keys', 'seconds', 'keys/s', 'audit events', 'seconds', 'events/s'],
+    seeds.map((seed) => [
+      seed.engine,
+      int(seed.keys),
+      dec(seed.seconds, 1),
+      int(seed.keys / seed.seconds),
+      int(seed.events),
+      dec(seed.eventSeconds, 1),
+      int(seed.events / seed.eventSeconds),
+    ]),
   );
 }
 

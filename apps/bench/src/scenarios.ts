@@ -1,6 +1,8 @@
 import { LATEST_API_VERSION, API_KEY_STATUSES as STATUSES } from '@apikeys/api-types';
+import { EVENTS_PER_TARGET, type SampledEvent, type Samples, SEEDED_ACTORS } from './seed.js';
 
 const LIST = '/v1/organizations/api_keys';
+const AUDIT = '/v1/organizations/audit_events';
 // The seed spreads keys over three workspaces plus the default one (null, not filterable) and five users.
 const WORKSPACES = ['wrkspc_seed0', 'wrkspc_seed1', 'wrkspc_seed2'];
 const USERS = ['user_seed0', 'user_seed1', 'user_seed2', 'user_seed3', 'user_seed4'];
@@ -12,8 +14,8 @@ export interface Scenario {
   method: 'GET' | 'POST';
   /** The size of the reference page this scenario is compared with. */
   referenceLimit: 20 | 1000;
-  /** The request paths to cycle through, built from key IDs sampled over the whole collection. */
-  paths(ids: string[]): string[];
+  /** The request paths to cycle through, built from keys and events sampled over the whole database. */
+  paths(samples: Samples): string[];
   /** Request body; `%n` becomes a running number so every update changes the key. */
   bodyTemplate?: string;
   /** Headers on top of the target's (another API version, say). */
@@ -24,8 +26,17 @@ const at = <T>(values: readonly T[], i: number): T => values[i % values.length] 
 
 /** A list query per sampled ID: `extra(i)` adds the filters of the i-th request, `cursor` the ID as a cursor. */
 function listPaths(cursor: 'after_id' | 'before_id', extra: (i: number) => string = () => '') {
-  return (ids: string[]) => ids.map((id, i) => `${LIST}?limit=20${extra(i)}&${cursor}=${id}`);
+  return ({ keyIds }: Samples) => keyIds.map((id, i) => `${LIST}?limit=20${extra(i)}&${cursor}=${id}`);
 }
+
+/** An audit trail query per sampled event that `keep` keeps: `query(event)` gives its parameters after `limit=20`. */
+function auditPaths(query: (event: SampledEvent) => string, keep: (event: SampledEvent) => boolean = () => true) {
+  return ({ events }: Samples) => events.filter(keep).map((event) => `${AUDIT}?limit=20${query(event)}`);
+}
+
+/** The width of the time window of `audit-range`: a second of the trail, about a thousand seeded events. */
+const RANGE_WINDOW_MICROS = 1_000_000;
+const rfc3339 = (micros: number) => new Date(Math.floor(micros / 1000)).toISOString();
 
 const byStatus = (i: number) => `&status=${at(STATUSES, i)}`;
 const byWorkspace = (i: number) => `&workspace_id=${at(WORKSPACES, i)}`;
@@ -39,6 +50,53 @@ const list = (name: string, description: string, paths: Scenario['paths']): Scen
   referenceLimit: 20,
   paths,
 });
+
+/** A scenario of the audit trail, which only the latest API version has. */
+const audit = (name: string, description: string, paths: Scenario['paths']): Scenario => ({
+  ...list(name, `audit trail: ${description}`, paths),
+  headers: { 'vendor-version': LATEST_API_VERSION },
+});
+
+/** The audit scenarios: each page's time at the larger store is compared with the smaller's. */
+export const AUDIT_SCENARIOS: readonly Scenario[] = [
+  audit('audit-20', 'first page, limit=20', () => [`${AUDIT}?limit=20`]),
+  audit(
+    'audit-after',
+    'limit=20, after_id = a sampled event (deep pages over the whole trail)',
+    auditPaths((event) => `&after_id=${event.id}`),
+  ),
+  audit(
+    'audit-target',
+    `target_id = the target of a sampled event (about ${EVENTS_PER_TARGET} events each)`,
+    auditPaths((event) => `&target_id=${event.targetId}`),
+  ),
+  audit(
+    'audit-actor-after',
+    `actor_id (one of the ${SEEDED_ACTORS} seeded admin keys) + after_id`,
+    auditPaths(
+      (event) => `&actor_id=${event.actorId}&after_id=${event.id}`,
+      (event) => event.actorId !== null,
+    ),
+  ),
+  audit(
+    'audit-type-after',
+    'type=admin_key.disabled (1 % of events) + after_id',
+    auditPaths((event) => `&type=admin_key.disabled&after_id=${event.id}`),
+  ),
+  audit(
+    'audit-types-after',
+    'type=api_key.created&type=api_key.rotated (18 % of events) + after_id',
+    auditPaths((event) => `&type=api_key.created&type=api_key.rotated&after_id=${event.id}`),
+  ),
+  audit(
+    'audit-range',
+    'occurred_after and occurred_before one second apart, ending at a sampled event',
+    auditPaths((event) => {
+      const after = rfc3339(event.occurredAt - RANGE_WINDOW_MICROS);
+      return `&occurred_after=${after}&occurred_before=${rfc3339(event.occurredAt)}`;
+    }),
+  ),
+];
 
 /** Every scenario run against the real server, in the order they run (updates last: they write). */
 export const SCENARIOS: readonly Scenario[] = [
@@ -71,13 +129,14 @@ export const SCENARIOS: readonly Scenario[] = [
     ),
     headers: { 'vendor-version': LATEST_API_VERSION },
   },
-  list('get', 'retrieve one key (cycling sampled keys)', (ids) => ids.map((id) => `${LIST}/${id}`)),
+  ...AUDIT_SCENARIOS,
+  list('get', 'retrieve one key (cycling sampled keys)', ({ keyIds }) => keyIds.map((id) => `${LIST}/${id}`)),
   {
     name: 'update',
     description: 'rename a key, cycling distinct sampled keys',
     method: 'POST',
     referenceLimit: 20,
-    paths: (ids) => ids.map((id) => `${LIST}/${id}`),
+    paths: ({ keyIds }) => keyIds.map((id) => `${LIST}/${id}`),
     bodyTemplate: '{"name":"bench update %n"}',
   },
   {
@@ -85,7 +144,7 @@ export const SCENARIOS: readonly Scenario[] = [
     description: 'rename one and the same key over and over',
     method: 'POST',
     referenceLimit: 20,
-    paths: (ids) => [`${LIST}/${ids[0] ?? 'apikey_missing'}`],
+    paths: ({ keyIds }) => [`${LIST}/${keyIds[0] ?? 'apikey_missing'}`],
     bodyTemplate: '{"name":"bench hot %n"}',
   },
 ];
@@ -97,16 +156,17 @@ export const REFERENCE_SCENARIOS: readonly Scenario[] = [
 ];
 
 /**
- * What quick mode runs on each database, so that it stays under two minutes with the build (about 110 s here): list,
- * deep pages and update on the larger SQLite store, the same deep pages on the smaller one (for the size ratios),
- * list and update on the larger PostgreSQL, and update on two PostgreSQL replicas.
+ * What quick mode runs on each database, so that it stays under three minutes with the build: list, deep pages,
+ * audit trail pages and update on the larger SQLite store, the same pages on the smaller one (for the size ratios),
+ * list and update on the larger PostgreSQL, and update on two PostgreSQL replicas. (The variants' own are in
+ * targets.ts.)
  */
 export const QUICK_SCENARIOS: Record<
   'sqlite-small' | 'sqlite-large' | 'postgres-small' | 'postgres-large' | 'postgres-replicas',
   string[]
 > = {
-  'sqlite-small': ['after', 'combo-after'],
-  'sqlite-large': ['list-20', 'list-1000', 'after', 'combo-after', 'update'],
+  'sqlite-small': ['after', 'combo-after', 'audit-after', 'audit-types-after'],
+  'sqlite-large': ['list-20', 'list-1000', 'after', 'combo-after', 'audit-after', 'audit-types-after', 'update'],
   'postgres-small': [],
   'postgres-large': ['list-20', 'update'],
   'postgres-replicas': ['update'],

@@ -9,17 +9,39 @@ import Database from 'better-sqlite3';
 /** Engines the suite runs the server on. */
 export type Engine = 'sqlite' | 'postgres';
 
+/** An audit event sampled from a seeded trail: its ID is a cursor; its target, actor and time are filters. */
+export interface SampledEvent {
+  id: string;
+  targetId: string;
+  /** Null for an operator's change (seeding itself records one or two). */
+  actorId: string | null;
+  /** Microseconds since the epoch. */
+  occurredAt: number;
+}
+
+/** What the scenarios' requests are built from, sampled uniformly over a seeded database, in random order. */
+export interface Samples {
+  /** API key IDs: cursors and keys to read or update. */
+  keyIds: string[];
+  /** Audit events over the whole trail. */
+  events: SampledEvent[];
+}
+
 /** A seeded database, ready for a server to open. */
 export interface SeededDatabase {
   engine: Engine;
   keys: number;
+  /** Audit events seeded besides the keys' own (as many as keys). */
+  events: number;
   databaseUrl: string;
   /** The secret of an admin key of the default organization, for `x-api-key`. */
   adminSecret: string;
   /** Wall-clock seconds `seedApiKeys` took. */
   seedSeconds: number;
-  /** API key IDs sampled uniformly over the whole collection, in random order: cursors and keys to read or update. */
-  sampleIds: string[];
+  /** Wall-clock seconds `seedAuditEvents` took. */
+  eventSeedSeconds: number;
+  /** Keys and events for the scenarios' requests. */
+  samples: Samples;
   /** The first 1000 keys as the API lists them, for the references to serve. */
   firstItems: ApiKey[];
   /** Deletes the database. */
@@ -33,6 +55,31 @@ export function postgresBenchDatabase(keys: number): string {
 
 const SAMPLE_SIZE = 2000;
 const SAMPLE_SQL = 'select id from api_keys where organization_id = $1 order by random() limit $2';
+const SAMPLE_EVENTS_SQL =
+  'select id, target_id, actor_id, occurred_at from audit_events where organization_id = $1 order by random() limit $2';
+
+/** An `audit_events` row as `SAMPLE_EVENTS_SQL` returns it (PostgreSQL returns a bigint as a string). */
+interface SampledEventRow {
+  id: string;
+  target_id: string;
+  actor_id: string | null;
+  occurred_at: number | string;
+}
+
+const toSampledEvent = (row: SampledEventRow): SampledEvent => ({
+  id: row.id,
+  targetId: row.target_id,
+  actorId: row.actor_id,
+  occurredAt: Number(row.occurred_at),
+});
+
+/**
+ * How many keys the seeded events are about: one per hundred events, so that a key's trail fills several pages of
+ * 20 at every size, and a page filtered by target does the same work at 10k events as at 1M.
+ */
+export const EVENTS_PER_TARGET = 100;
+/** How many admin keys made the seeded changes. */
+export const SEEDED_ACTORS = 5;
 
 /** Whether a PostgreSQL server answers at `serverUrl`; the reason when it does not. */
 export async function postgresReachable(serverUrl: string): Promise<true | string> {
@@ -44,20 +91,33 @@ export async function postgresReachable(serverUrl: string): Promise<true | strin
   }
 }
 
-/** Seeds `keys` keys through the store, as `apikeys keys seed` does, and samples IDs for the scenarios. */
+/**
+ * Seeds `keys` keys through the store, as `apikeys keys seed` does, then as many audit events, and samples keys
+ * and events for the scenarios.
+ */
 async function seed(
   engine: Engine,
   databaseUrl: string,
   keys: number,
-  sample: () => Promise<string[]>,
+  sample: () => Promise<Samples>,
 ): Promise<Omit<SeededDatabase, 'drop'>> {
   const { store } = await openMigratedStore(parseDatabaseUrl(databaseUrl));
   try {
     const organizationId = DEFAULT_ORGANIZATION.id;
     const { secret } = await store.createAdminKey({ organizationId, name: 'bench' });
-    const started = performance.now();
+    let started = performance.now();
     await store.seedApiKeys({ organizationId, count: keys, workspaces: 3, users: 5, seed: 1, lifecycle: true });
     const seedSeconds = (performance.now() - started) / 1000;
+    started = performance.now();
+    const targets = Math.max(1, Math.round(keys / EVENTS_PER_TARGET));
+    const events = await store.seedAuditEvents({
+      organizationId,
+      count: keys,
+      targets,
+      actors: SEEDED_ACTORS,
+      seed: 1,
+    });
+    const eventSeedSeconds = (performance.now() - started) / 1000;
     const page = await store.listApiKeys({ organizationId, limit: 1000 });
     if (page.kind !== 'page') {
       throw new Error('a list without a cursor found no page');
@@ -65,10 +125,12 @@ async function seed(
     return {
       engine,
       keys,
+      events,
       databaseUrl,
       adminSecret: secret,
       seedSeconds,
-      sampleIds: await sample(),
+      eventSeedSeconds,
+      samples: await sample(),
       firstItems: page.keys.map(toApiKeyJson),
     };
   } finally {
@@ -85,13 +147,15 @@ export async function seedSqlite(dir: string, keys: number): Promise<SeededDatab
     }
   };
   await drop();
-  const sample = async () => {
+  const sample = async (): Promise<Samples> => {
     const db = new Database(path, { readonly: true });
+    const all = <Row>(query: string) =>
+      db.prepare(query.replace('$1', '?').replace('$2', '?')).all(DEFAULT_ORGANIZATION.id, SAMPLE_SIZE) as Row[];
     try {
-      const rows = db
-        .prepare(SAMPLE_SQL.replace('$1', '?').replace('$2', '?'))
-        .all(DEFAULT_ORGANIZATION.id, SAMPLE_SIZE);
-      return (rows as { id: string }[]).map((row) => row.id);
+      return {
+        keyIds: all<{ id: string }>(SAMPLE_SQL).map((row) => row.id),
+        events: all<SampledEventRow>(SAMPLE_EVENTS_SQL).map(toSampledEvent),
+      };
     } finally {
       db.close();
     }
@@ -112,10 +176,12 @@ export async function seedPostgres(serverUrl: string, keys: number): Promise<See
   await onPostgres(serverUrl, (client) => client.query(`create database ${name}`));
   const url = databaseUrl(serverUrl, name);
   const sample = () =>
-    onPostgres(url, async (client) => {
+    onPostgres(url, async (client): Promise<Samples> => {
       await client.query('vacuum analyze');
-      const result = await client.query<{ id: string }>(SAMPLE_SQL, [DEFAULT_ORGANIZATION.id, SAMPLE_SIZE]);
-      return result.rows.map((row) => row.id);
+      const parameters = [DEFAULT_ORGANIZATION.id, SAMPLE_SIZE];
+      const keys = await client.query<{ id: string }>(SAMPLE_SQL, parameters);
+      const events = await client.query<SampledEventRow>(SAMPLE_EVENTS_SQL, parameters);
+      return { keyIds: keys.rows.map((row) => row.id), events: events.rows.map(toSampledEvent) };
     });
   return { ...(await seed('postgres', url, keys, sample)), drop: async () => void (await drop()) };
 }

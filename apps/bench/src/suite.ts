@@ -5,7 +5,7 @@ import type { StartedServerProcess as ServerProcess } from '@apikeys/server/test
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
-import { type Engine, type SeededDatabase, seedPostgres, seedSqlite } from './seed.js';
+import { type Engine, type Samples, type SeededDatabase, seedPostgres, seedSqlite } from './seed.js';
 import { startServer } from './server-process.js';
 import { API_TARGET_ENV, type Target } from './targets.js';
 
@@ -38,7 +38,11 @@ export interface ScenarioResult extends LoadResult {
 export interface SeedResult {
   engine: Engine;
   keys: number;
+  /** Seconds the keys took. */
   seconds: number;
+  /** Audit events seeded after the keys, and the seconds they took. */
+  events: number;
+  eventSeconds: number;
 }
 
 export interface SuiteSettings {
@@ -86,12 +90,16 @@ class Databases {
     const key = `${engine}-${keys}`;
     let database = this.seeded.get(key);
     if (!database) {
-      this.settings.onProgress(`seeding ${keys} keys into ${engine}…`);
+      this.settings.onProgress(`seeding ${keys} keys and as many audit events into ${engine}…`);
       database = (
         engine === 'sqlite' ? seedSqlite(this.settings.workDir, keys) : seedPostgres(this.settings.postgresUrl, keys)
       ).then((seeded) => {
-        this.seeds.push({ engine, keys, seconds: seeded.seedSeconds });
-        this.settings.onProgress(`seeded ${keys} keys into ${engine} in ${seeded.seedSeconds.toFixed(1)} s`);
+        const { events, seedSeconds: seconds, eventSeedSeconds: eventSeconds } = seeded;
+        this.seeds.push({ engine, keys, seconds, events, eventSeconds });
+        this.settings.onProgress(
+          `seeded ${keys} keys into ${engine} in ${seconds.toFixed(1)} s, ${events} audit events in ` +
+            `${eventSeconds.toFixed(1)} s`,
+        );
         return seeded;
       });
       this.seeded.set(key, database);
@@ -165,8 +173,8 @@ interface RunningTarget {
   target: Target;
   servers: ServerProcess[];
   headers: Record<string, string>;
-  /** Key IDs sampled over the target's database, for the scenarios' paths (none for the references). */
-  ids: string[];
+  /** Keys and events sampled over the target's database, for the scenarios' paths (none for the references). */
+  samples: Samples;
   startRss: number;
 }
 
@@ -174,7 +182,7 @@ interface RunningTarget {
 async function startTarget(target: Target, databases: Databases, settings: SuiteSettings): Promise<RunningTarget> {
   const headers: Record<string, string> = { 'vendor-version': API_VERSION, 'content-type': 'application/json' };
   let env: Record<string, string>;
-  let ids: string[] = [];
+  let samples: Samples = { keyIds: [], events: [] };
   if (target.kind === 'reference') {
     // The references serve the same first 1000 keys the real server lists, so the bodies are the same size.
     const database = await databases.get('sqlite', REFERENCE_DATABASE_KEYS);
@@ -184,7 +192,7 @@ async function startTarget(target: Target, databases: Databases, settings: Suite
     headers['x-api-key'] = database.adminSecret;
   } else {
     const database = await databases.get(target.engine, target.keys);
-    ids = database.sampleIds;
+    samples = database.samples;
     env = {
       PORT: '0',
       HOST: '127.0.0.1',
@@ -212,12 +220,12 @@ async function startTarget(target: Target, databases: Databases, settings: Suite
     const rss = Math.round(rssBytes(server.pid) / 1e6);
     settings.onProgress(`${target.name}: listening at ${server.baseUrl} (pid ${server.pid}, RSS ${rss} MB)`);
   }
-  return { target, servers, headers, ids, startRss: Math.max(...servers.map((server) => rssBytes(server.pid))) };
+  return { target, servers, headers, samples, startRss: Math.max(...servers.map((server) => rssBytes(server.pid))) };
 }
 
 /** Measures one scenario on one running target; a failure is reported and the suite goes on. */
 async function runScenario(
-  { target, servers, headers, ids, startRss }: RunningTarget,
+  { target, servers, headers, samples, startRss }: RunningTarget,
   scenario: Scenario,
   load: LoadGenerator,
   settings: SuiteSettings,
@@ -235,7 +243,7 @@ async function runScenario(
     durationSeconds: settings.durationSeconds,
     method: scenario.method,
     headers: { ...headers, ...scenario.headers },
-    paths: scenario.paths(ids),
+    paths: scenario.paths(samples),
     bodyTemplate: scenario.bodyTemplate,
   };
   try {
@@ -292,24 +300,35 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
       throw failed.reason;
     }
     const warmedUp = new Set<RunningTarget>();
+    const baseOf = (entry: RunningTarget | undefined) =>
+      entry?.target.kind === 'api' ? entry.target.variantOf : undefined;
     for (const name of scenarioOrder(targets)) {
-      const ran: RunningTarget[] = [];
-      for (const entry of running) {
+      const jobs = running.flatMap((entry) => {
         const scenario = entry.target.scenarios.find((candidate) => candidate.name === name);
-        if (scenario) {
-          const warmup = warmedUp.has(entry) ? settings.warmupSeconds : settings.firstWarmupSeconds;
-          warmedUp.add(entry);
-          await runScenario(entry, scenario, load, settings, warmup);
-          ran.push(entry);
-        }
+        return scenario ? [{ entry, scenario }] : [];
+      });
+      // A base target and its variants compare: every run of theirs gets the same warm-up, the longer one when one
+      // of their servers has not run yet (otherwise a new variant's first warm-up would be longer than the base's).
+      const groupOf = (entry: RunningTarget) => baseOf(entry) ?? entry.target.name;
+      const warmups = new Map<string, number>();
+      for (const { entry } of jobs) {
+        const own = warmedUp.has(entry) ? settings.warmupSeconds : settings.firstWarmupSeconds;
+        warmups.set(groupOf(entry), Math.max(warmups.get(groupOf(entry)) ?? 0, own));
       }
-      // A variant is compared with its base target: the base runs the scenario again right after its variants, and
-      // the comparison takes the mean of the two, so that a steady drift of the machine's speed cancels out.
-      const bases = new Set(ran.flatMap((entry) => (entry.target.kind === 'api' ? [entry.target.variantOf] : [])));
-      for (const entry of ran.filter((candidate) => bases.has(candidate.target.name))) {
-        const scenario = entry.target.scenarios.find((candidate) => candidate.name === name);
-        if (scenario) {
-          await runScenario(entry, scenario, load, settings, settings.warmupSeconds);
+      const run = ({ entry, scenario }: { entry: RunningTarget; scenario: Scenario }) => {
+        warmedUp.add(entry);
+        const warmup = warmups.get(groupOf(entry)) ?? settings.firstWarmupSeconds;
+        return runScenario(entry, scenario, load, settings, warmup);
+      };
+      for (const [index, job] of jobs.entries()) {
+        await run(job);
+        // A variant is compared with its base target, which the plan puts right before its variants: the base runs
+        // the scenario again right after its last variant, and the comparison takes the mean of the two, so that a
+        // steady drift of the machine's speed cancels out (and, for writes, so does what the first run wrote).
+        const base = baseOf(job.entry);
+        const baseJob = jobs.find((candidate) => candidate.entry.target.name === base);
+        if (baseJob && baseOf(jobs[index + 1]?.entry) !== base) {
+          await run(baseJob);
         }
       }
     }

@@ -28,49 +28,78 @@ export type Target =
       variantOf?: string;
     };
 
-/**
- * The server's settings in every API target: rate limiting off, since the load comes from one admin key. A variant
- * switches a feature on and runs a scenario right after the plain target, so that the two compare.
- */
-export const API_TARGET_ENV = { RATE_LIMIT_PER_MINUTE: '0' } as const;
+type ApiTarget = Extract<Target, { kind: 'api' }>;
 
 /**
- * Features measured against the same server without them, in the same run, on the larger SQLite store. `control` is
- * the same server with nothing switched on, in a process of its own: how far two processes of one server differ.
+ * The server's settings in every API target: rate limiting off, since the load comes from one admin key, and the
+ * audit trail on, whatever the environment says. A variant switches a feature on (or the trail off) and runs a
+ * scenario between two runs of the plain target, so that the two compare.
  */
-export const VARIANTS = [
+export const API_TARGET_ENV = { RATE_LIMIT_PER_MINUTE: '0', AUDIT_TRAIL: 'on' } as const;
+
+/** A feature measured against the same server without it, in the same run, on the larger store of `engines`. */
+export interface Variant {
+  suffix: string;
+  description: string;
+  env: Record<string, string>;
+  headers?: Record<string, string>;
+  engines: readonly Engine[];
+  scenarios: readonly string[];
+  /** What quick mode runs (2 s a scenario is too short to tell a few per cent apart: most run in full runs only). */
+  quickScenarios: readonly string[];
+}
+
+/**
+ * The variants. `control` is the same server with nothing switched on, in a process of its own: how far two
+ * processes of one server differ. `no-audit` is the other way round: the same server with the audit trail off, to
+ * measure what recording every update costs.
+ */
+export const VARIANTS: readonly Variant[] = [
   {
     suffix: 'control',
     description: 'nothing switched on: the same server in another process, for the noise between processes',
     env: {},
+    engines: ['sqlite'],
     scenarios: ['list-20'],
+    quickScenarios: [],
   },
   {
     suffix: 'ratelimited',
     description: 'the in-memory rate limiter on, with a limit that never refuses',
     env: { RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_BURST: '1000000000' },
+    engines: ['sqlite'],
     scenarios: ['list-20'],
+    quickScenarios: [],
   },
   {
     suffix: 'metrics',
     description: 'Prometheus metrics on, on a listener of their own (a free port), not scraped during the run',
     env: { METRICS_PORT: '0' },
+    engines: ['sqlite'],
     scenarios: ['list-20'],
+    quickScenarios: [],
   },
   {
     suffix: 'latest-version',
     description: 'the same requests in the latest API version (its key shape, expiry computed per key)',
     env: {},
     headers: { 'vendor-version': LATEST_API_VERSION },
+    engines: ['sqlite'],
     scenarios: ['list-20'],
+    quickScenarios: [],
   },
-] as const satisfies readonly {
-  suffix: string;
-  description: string;
-  env: Record<string, string>;
-  headers?: Record<string, string>;
-  scenarios: readonly string[];
-}[];
+  {
+    suffix: 'no-audit',
+    description: 'the audit trail off (AUDIT_TRAIL=off): updates record no event',
+    env: { AUDIT_TRAIL: 'off' },
+    // With the trail, without, with again, on one database: each run with it adds its updates' events to the trail
+    // (a per cent or two of 1M), so the run without, in between, sees the trail at the mean size of the two.
+    engines: ['sqlite', 'postgres'],
+    scenarios: ['update', 'update-hot'],
+    // In quick runs too, as the check that the comparison runs (its 2 s figures are too noisy to judge 15 % by).
+    quickScenarios: ['update'],
+  },
+];
 
 /** The name of a variant of a target: `sqlite-1m+ratelimited`. */
 export function variantTargetName(base: string, suffix: string): string {
@@ -107,9 +136,12 @@ export const POSTGRES_REPLICAS = 2;
 /** What the replicas run: the writes that one server cannot scale past, and a read for comparison. */
 const REPLICA_SCENARIOS = ['list-20', 'update', 'update-hot'];
 
-/** The targets to run, in order, each with the scenarios selected by mode and `--only`. */
+/**
+ * The targets to run, in order, each with the scenarios selected by mode and `--only`. A target's variants follow it
+ * (the suite runs a scenario on the targets in this order, so a base target and its variants run back to back).
+ */
 export function planTargets(options: PlanOptions): Target[] {
-  const selected = (target: string, scenarios: readonly Scenario[], quickNames?: string[]) =>
+  const selected = (target: string, scenarios: readonly Scenario[], quickNames?: readonly string[]) =>
     scenarios.filter(
       (scenario) =>
         (!quickNames || quickNames.includes(scenario.name)) &&
@@ -121,20 +153,25 @@ export function planTargets(options: PlanOptions): Target[] {
     for (const [index, keys] of options.sizes.entries()) {
       const name = `${engine}-${sizeLabel(keys)}`;
       const quickNames = options.quick ? QUICK_SCENARIOS[`${engine}-${index === 0 ? 'small' : 'large'}`] : undefined;
-      const scenarios = selected(name, SCENARIOS, quickNames);
-      apiTargets.push({ name, kind: 'api', engine, keys, replicas: 1, script: SERVER_SCRIPT, scenarios });
-    }
-  }
-  const largeSqlite = apiTargets.find(
-    (target) => target.kind === 'api' && target.engine === 'sqlite' && target.keys === options.sizes[1],
-  );
-  // Quick runs (2 s a scenario) are too short to tell a few per cent apart: the variants run in full runs only.
-  for (const variant of options.quick ? [] : VARIANTS) {
-    if (largeSqlite?.kind === 'api') {
-      const name = variantTargetName(largeSqlite.name, variant.suffix);
-      const scenarios = selected(name, SCENARIOS, [...variant.scenarios]);
-      const headers = 'headers' in variant ? { headers: variant.headers } : {};
-      apiTargets.push({ ...largeSqlite, name, env: variant.env, ...headers, variantOf: largeSqlite.name, scenarios });
+      const base: ApiTarget = { name, kind: 'api', engine, keys, replicas: 1, script: SERVER_SCRIPT, scenarios: [] };
+      const variants: ApiTarget[] = [];
+      for (const variant of keys === options.sizes[1] ? VARIANTS : []) {
+        if (variant.engines.includes(engine)) {
+          const variantName = variantTargetName(name, variant.suffix);
+          const scenarios = selected(
+            variantName,
+            SCENARIOS,
+            options.quick ? variant.quickScenarios : variant.scenarios,
+          );
+          const headers = variant.headers ? { headers: variant.headers } : {};
+          variants.push({ ...base, name: variantName, env: variant.env, ...headers, variantOf: name, scenarios });
+        }
+      }
+      // A variant is measured against its base: the base runs what its variants run, whatever `--only` says.
+      const compared = new Set(variants.flatMap((variant) => variant.scenarios.map((scenario) => scenario.name)));
+      const own = selected(name, SCENARIOS, quickNames);
+      base.scenarios = SCENARIOS.filter((scenario) => own.includes(scenario) || compared.has(scenario.name));
+      apiTargets.push(base, ...variants);
     }
   }
   if (options.postgres) {
