@@ -83,3 +83,16 @@ export function parseTimestamp(value: string): string {
   }
   return value;
 }
+
+/**
+ * One of `choices`, for an option that may be given several times (`--type a --type b`): collects the values in the
+ * order given. Refuses another value as commander's own `choices` does.
+ */
+export function parseRepeatedChoice<Choice extends string>(choices: readonly Choice[]) {
+  return (value: string, previous: Choice[] | undefined): Choice[] => {
+    if (!(choices as readonly string[]).includes(value)) {
+      throw new InvalidArgumentError(`Allowed choices are ${choices.join(', ')}.`);
+    }
+    return [...(previous ?? []), value as Choice];
+  };
+}

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { registerAdminKeys } from './commands/admin-keys.js';
+import { registerAudit } from './commands/api/audit-list.js';
 import { registerKeysGet } from './commands/api/keys-get.js';
+import { registerKeysHistory } from './commands/api/keys-history.js';
 import { registerKeysIssue } from './commands/api/keys-issue.js';
 import { registerKeysList } from './commands/api/keys-list.js';
 import { registerKeysRotate } from './commands/api/keys-rotate.js';
@@ -15,11 +17,13 @@ const DESCRIPTION = [
   'Database commands (operator): migrate, orgs, admin-keys, keys create, keys seed. They work directly on the ' +
     "database named by DATABASE_URL, the same as the server's (default: SQLite at ./data/api-keys.sqlite), and " +
     'print one JSON document on stdout.',
-  'API commands (admin): keys list, keys get, keys update, keys issue, keys rotate. They call the admin API at ' +
+  'API commands (admin): keys list, keys get, keys update, keys issue, keys rotate, keys history, audit list. They ' +
+    'call the admin API at ' +
     'APIKEYS_BASE_URL (or --base-url; default: http://127.0.0.1:8080) with the admin key in APIKEYS_ADMIN_KEY (or ' +
     '--admin-key; an operator creates one with: apikeys admin-keys create), in the latest API version unless ' +
     'APIKEYS_API_VERSION (or --api-version) says otherwise, and print a table or "field: value" lines, or JSON ' +
-    'with --json. keys issue and keys rotate print the new secret on stdout, this once.',
+    'with --json (JSON Lines for the audit trail). keys issue and keys rotate print the new secret on stdout, this ' +
+    'once.',
   'Exit codes: 0 success, 1 failure (an API error, an unreachable API or database), 2 bad usage.',
 ].join('\n\n');
 
@@ -36,6 +40,8 @@ export function buildProgram(): Command {
   registerKeysUpdate(keys);
   registerKeysIssue(keys);
   registerKeysRotate(keys);
+  registerKeysHistory(keys);
+  registerAudit(program);
 
   const configure = (command: Command) => {
     command.exitOverride();

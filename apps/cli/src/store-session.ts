@@ -1,5 +1,29 @@
-import { DEFAULT_ORGANIZATION, openMigratedStore, parseDatabaseUrl, type Store } from '@apikeys/store';
+import { userInfo } from 'node:os';
+import {
+  type ChangeContext,
+  DEFAULT_ORGANIZATION,
+  openMigratedStore,
+  parseDatabaseUrl,
+  type Store,
+} from '@apikeys/store';
 import { UsageError } from './errors.js';
+
+/**
+ * The operating-system user running the CLI, recorded as the operator of its changes; null when it cannot be told
+ * (`userInfo` throws for a user with no entry in the password database, as in some containers).
+ */
+export function operatorName(readUser: () => { username: string } = () => userInfo()): string | null {
+  try {
+    return readUser().username || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The context of every change an operator command makes on the database: the operator, by OS user name. */
+export function operatorChanges(): ChangeContext {
+  return { actor: { type: 'operator', name: operatorName() } };
+}
 
 /**
  * Opens the store named by DATABASE_URL (as the server does), brings its schema up to date, runs `work` with the

@@ -1,7 +1,16 @@
+import type { AuditEvent } from '@apikeys/client';
 import { describe, expect, it } from 'vitest';
+import {
+  actorText,
+  auditEventHeader,
+  auditEventRow,
+  changesText,
+  NO_EVENTS,
+  writeAuditEvents,
+} from '../src/format/audit-event.js';
 import { JsonListWriter } from '../src/format/json-list.js';
 import { keyProgress } from '../src/format/progress.js';
-import { renderTable } from '../src/format/table.js';
+import { fixedTableLine, renderTable } from '../src/format/table.js';
 import { displayWidth, printable, shellWords, truncate } from '../src/format/text.js';
 
 describe('text helpers', () => {
@@ -96,5 +105,140 @@ describe('keyProgress', () => {
     progress.done();
 
     expect(pipe.written).toEqual([]);
+  });
+});
+
+describe('fixedTableLine', () => {
+  const columns = [
+    { header: 'A', cell: (row: string[]) => row[0] ?? '', width: 4 },
+    { header: 'B', cell: (row: string[]) => row[1] ?? '', width: 4, cut: true },
+    { header: 'C', cell: (row: string[]) => row[2] ?? '', width: 0 },
+  ];
+
+  it('pads each cell to its width, cuts only where told to, and overflows otherwise', () => {
+    expect(fixedTableLine(columns, ['A', 'B', 'C'])).toBe('A     B     C');
+    expect(fixedTableLine(columns, ['longer', 'longer', 'last cell, never padded'])).toBe(
+      'longer  lon…  last cell, never padded',
+    );
+    expect(fixedTableLine(columns, ['a', 'b', ''])).toBe('a     b');
+    expect(fixedTableLine(columns, ['a\nb', '日本', 'x'])).toBe('a\\nb  日本  x');
+  });
+});
+
+/** An event as the API returns it, with the fields a test does not care about filled in. */
+function auditEvent(fields: Partial<AuditEvent>): AuditEvent {
+  return {
+    id: 'auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY',
+    type: 'api_key.updated',
+    occurred_at: '2026-11-24T10:15:30.123456Z',
+    actor: { type: 'admin_key', id: 'adminkey_01HZX3Q8K2M4N6P8R0T2V4W6' },
+    target: { type: 'api_key', id: 'apikey_01HZX3Q8K2M4N6P8R0T2V4W6' },
+    changes: {},
+    related: null,
+    key_count: null,
+    request_id: null,
+    client: null,
+    ...fields,
+  };
+}
+
+describe('audit event cells', () => {
+  it('actorText is the admin key ID, or operator:<name>, or operator when the name is unknown', () => {
+    expect(actorText({ type: 'admin_key', id: 'adminkey_1' })).toBe('adminkey_1');
+    expect(actorText({ type: 'operator', name: 'alice' })).toBe('operator:alice');
+    expect(actorText({ type: 'operator', name: null })).toBe('operator');
+  });
+
+  it('changesText shows each change as from → to: names quoted, statuses and times bare, null for none', () => {
+    const changes = {
+      name: { from: 'a', to: 'b "quoted"' },
+      status: { from: 'active', to: 'inactive' },
+      expires_at: { from: null, to: '2027-01-31T00:00:00.000000Z' },
+    } as const;
+
+    expect(changesText(auditEvent({ changes }))).toBe(
+      'name: "a" → "b \\"quoted\\""; status: active → inactive; expires_at: null → 2027-01-31T00:00:00.000000Z',
+    );
+  });
+
+  it('changesText adds the other key of a rotation and the count of seeded keys', () => {
+    const rotated = auditEvent({
+      type: 'api_key.rotated',
+      changes: { expires_at: { from: null, to: '2026-11-25T10:15:30.000000Z' } },
+      related: { type: 'api_key', id: 'apikey_new' },
+    });
+    const seeded = auditEvent({ type: 'api_key.seeded', key_count: 2000 });
+
+    expect(changesText(rotated)).toBe('expires_at: null → 2026-11-25T10:15:30.000000Z; related: apikey_new');
+    expect(changesText(seeded)).toBe('key_count: 2000');
+    expect(changesText(auditEvent({}))).toBe('');
+  });
+
+  it('a row lines its cells up under the header, whatever the length of the type', () => {
+    const header = auditEventHeader();
+    const rows = [
+      auditEventRow(auditEvent({ changes: { status: { from: 'active', to: 'inactive' } } })),
+      auditEventRow(auditEvent({ type: 'organization.created', actor: { type: 'operator', name: 'alice' } })),
+    ];
+
+    for (const name of ['TYPE', 'ACTOR', 'TARGET']) {
+      const start = header.indexOf(name);
+      for (const row of rows) {
+        expect(row[start - 1]).toBe(' ');
+        expect(row[start]).not.toBe(' ');
+      }
+    }
+    expect(rows[0]?.slice(header.indexOf('CHANGES'))).toBe('status: active → inactive');
+  });
+});
+
+describe('writeAuditEvents', () => {
+  const events = [auditEvent({ id: 'auditevt_1' }), auditEvent({ id: 'auditevt_2' }), auditEvent({ id: 'auditevt_3' })];
+
+  /** Yields the events one at a time, noting in `log` when each is taken, so that writes can be placed among them. */
+  async function* source(log: string[]) {
+    for (const event of events) {
+      log.push(`took ${event.id}`);
+      yield event;
+    }
+  }
+
+  it('writes each JSON line as its event arrives, before the next one is taken', async () => {
+    const log: string[] = [];
+
+    await writeAuditEvents(source(log), { json: true }, async (text) => {
+      log.push(`wrote ${(JSON.parse(text) as AuditEvent).id}`);
+      expect(text.endsWith('\n')).toBe(true);
+      expect(text.indexOf('\n')).toBe(text.length - 1);
+    });
+
+    expect(log).toEqual(events.flatMap((event) => [`took ${event.id}`, `wrote ${event.id}`]));
+  });
+
+  it('writes the table header with the first row, and the rows one by one', async () => {
+    const written: string[] = [];
+
+    await writeAuditEvents(events, { json: false }, async (text) => {
+      written.push(text);
+    });
+
+    expect(written).toEqual([
+      `${auditEventHeader()}\n${auditEventRow(events[0] as AuditEvent)}\n`,
+      `${auditEventRow(events[1] as AuditEvent)}\n`,
+      `${auditEventRow(events[2] as AuditEvent)}\n`,
+    ]);
+  });
+
+  it.each([
+    { json: false, output: `${NO_EVENTS}\n` },
+    { json: true, output: '' },
+  ])('writes $output for no event (json: $json)', async ({ json, output }) => {
+    let out = '';
+
+    await writeAuditEvents([], { json }, async (text) => {
+      out += text;
+    });
+
+    expect(out).toBe(output);
   });
 });

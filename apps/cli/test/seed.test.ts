@@ -1,5 +1,7 @@
+import { userInfo } from 'node:os';
 import { DEFAULT_ORGANIZATION } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operatorName } from '../src/store-session.js';
 import { type CliDatabase, ENGINES } from './databases.js';
 import { FORMAT, runCliJson } from './run-cli.js';
 
@@ -38,6 +40,29 @@ describe.each(ENGINES)('apikeys keys seed on $engine', ({ create }) => {
       expect(
         keys.every((key) => Number.isSafeInteger(key.createdAt) && Math.abs(nowMicros - key.createdAt) < 600_000_000),
       ).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('records the 2000 keys in exactly one api_key.seeded event, by the operator who ran the command', async () => {
+    const store = await db.openStore();
+    try {
+      const trail = await store.listAuditEvents({ organizationId: DEFAULT_ORGANIZATION.id, limit: 1000 });
+      if (trail.kind !== 'page') {
+        throw new Error(`a list without a cursor found no page: ${trail.kind}`);
+      }
+
+      expect(trail.events).toEqual([
+        expect.objectContaining({
+          type: 'api_key.seeded',
+          actor: { type: 'operator', name: operatorName() },
+          target: { type: 'organization', id: DEFAULT_ORGANIZATION.id },
+          changes: {},
+          keyCount: 2000,
+        }),
+      ]);
+      expect(operatorName()).toBe(userInfo().username);
     } finally {
       await store.close();
     }

@@ -49,6 +49,7 @@ const limit = {
 const NAME = ['components', 'schemas', 'UpdateApiKeyRequest', 'properties', 'name'];
 const name = { minLength: specInteger([...NAME, 'minLength']), maxLength: specInteger([...NAME, 'maxLength']) };
 const statuses = specStrings(['components', 'schemas', 'ApiKeyStatus', 'enum']);
+const auditEventTypes = specStrings(['components', 'schemas', 'AuditEventType', 'enum']);
 /** A value that is not a status: every status run together, then more. */
 const NOT_A_STATUS = `${statuses.join('')}x`;
 
@@ -150,5 +151,63 @@ describe.concurrent(`apikeys keys create takes the spec's length of a name`, () 
         `must be ${name.minLength} to ${name.maxLength} characters (got ${name.maxLength + 1}).`,
       ),
     });
+  });
+});
+
+// `audit list` checks its --type and --limit before it calls the API, as `keys list` does.
+describe.concurrent('apikeys audit list takes the bounds of the spec', () => {
+  let env: NodeJS.ProcessEnv;
+  let baseUrl: string;
+  beforeAll(async () => {
+    baseUrl = `http://127.0.0.1:${await closedPort()}`;
+    env = { APIKEYS_BASE_URL: baseUrl, APIKEYS_ADMIN_KEY: `sk-adm-${'x'.repeat(43)}` };
+  });
+  const expectUnreachable = (result: { code: number; stdout: string; stderr: string }) => {
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(
+      new RegExp(`^apikeys: error: cannot reach the API at ${baseUrl}: connection refused\\n`),
+    );
+  };
+
+  it('--type takes every type of the spec, repeated', async () => {
+    const result = await runCli(['audit', 'list', ...auditEventTypes.flatMap((type) => ['--type', type])], env);
+
+    expectUnreachable(result);
+  });
+
+  it('--type of another value exits 2 naming exactly the types of the spec', async () => {
+    const notAType = `${auditEventTypes.join('')}x`;
+
+    const result = await runCli(['audit', 'list', '--type', notAType], env);
+
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: rejected('--type <type>', notAType, `Allowed choices are ${auditEventTypes.join(', ')}.`),
+    });
+  });
+
+  it.each([
+    { case: 'one above the maximum', value: limit.maximum + 1 },
+    { case: 'one below the minimum', value: limit.minimum - 1 },
+  ])('--limit $case exits 2 naming both bounds', async ({ value }) => {
+    const result = await runCli(['audit', 'list', `--limit=${value}`], env);
+
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: rejected('--limit <n>', String(value), `must be between ${limit.minimum} and ${limit.maximum}.`),
+    });
+  });
+
+  it(`--help shows the spec's bounds and default of --limit and its types as the choices of --type`, async () => {
+    const result = await runCli(['audit', 'list', '--help'], env);
+
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const help = result.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(
+      `--limit <n> events per page, ${limit.minimum} to ${limit.maximum} (default: ${limit.default};`,
+    );
+    expect(help).toContain(`(choices: ${auditEventTypes.map((type) => `"${type}"`).join(', ')})`);
   });
 });

@@ -10,7 +10,10 @@ describe.concurrent('apikeys --help', () => {
   it.each([
     {
       command: [],
-      mentions: ['migrate', 'orgs', 'admin-keys', 'keys', 'DATABASE_URL', 'APIKEYS_BASE_URL', 'APIKEYS_ADMIN_KEY'],
+      mentions: [
+        ...['migrate', 'orgs', 'admin-keys', 'keys', 'audit', 'keys history', 'audit list'],
+        ...['DATABASE_URL', 'APIKEYS_BASE_URL', 'APIKEYS_ADMIN_KEY'],
+      ],
     },
     { command: ['migrate'], mentions: ['migrations'] },
     { command: ['orgs'], mentions: ['create', 'list'] },
@@ -22,7 +25,10 @@ describe.concurrent('apikeys --help', () => {
     { command: ['admin-keys', 'enable'], mentions: ['<admin_key_id>'] },
     {
       command: ['keys'],
-      mentions: ['Database commands (operator; DATABASE_URL)', 'create', 'seed', 'API commands (admin;', 'list', 'get'],
+      mentions: [
+        ...['Database commands (operator; DATABASE_URL)', 'create', 'seed'],
+        ...['API commands (admin;', 'list', 'get', 'history'],
+      ],
     },
     { command: ['keys', 'create'], mentions: ['--name', '--org', '--workspace-id', '--created-by', 'archived'] },
     { command: ['keys', 'seed'], mentions: ['--count', '--org', '--workspaces', '--users', '--seed'] },
@@ -32,6 +38,15 @@ describe.concurrent('apikeys --help', () => {
     },
     { command: ['keys', 'get'], mentions: ['<api_key_id>', '--json', 'APIKEYS_BASE_URL', 'APIKEYS_ADMIN_KEY'] },
     { command: ['keys', 'update'], mentions: ['<api_key_id>', '--name', '--status', 'archived', '--admin-key'] },
+    { command: ['keys', 'history'], mentions: ['<api_key_id>', 'oldest first', '--limit', '--json', '--admin-key'] },
+    { command: ['audit'], mentions: ['list', 'audit trail'] },
+    {
+      command: ['audit', 'list'],
+      mentions: [
+        ...['--target-id', '--actor-id', '--type', '--occurred-after', '--occurred-before', '--limit'],
+        ...['--after-id', '--before-id', '--all', '--json', 'JSON Lines', 'APIKEYS_ADMIN_KEY'],
+      ],
+    },
   ])('apikeys $command --help prints the usage on stdout and exits 0', async ({ command, mentions }) => {
     const result = await runCli([...command, '--help'], db.env);
 
@@ -67,6 +82,12 @@ describe.concurrent('apikeys with a bad argument', () => {
       message: /--name.*1 to 500 characters \(got 0\)/,
     },
     { case: 'a non-integer --count', args: ['keys', 'seed', '--count', '1.5'], message: /--count.*whole number/ },
+    {
+      case: 'an unknown --type',
+      args: ['audit', 'list', '--type', 'key.deleted'],
+      message: /'key.deleted' is invalid/,
+    },
+    { case: 'keys history without an ID', args: ['keys', 'history'], message: /missing required argument/ },
   ])('$case exits 2 with a message on stderr and nothing on stdout', async ({ args, message }) => {
     const result = await runCli(args, db.env);
 

@@ -1,7 +1,7 @@
 import { API_VERSIONS, type ClientPathsOf, LATEST_API_VERSION, OPERATION_INTRODUCED_IN } from '@apikeys/api-types';
 import createClient from 'openapi-fetch';
 import { ApiError, errorFromResponse, UnsupportedOperationError } from './errors.js';
-import { ApiKeyPage } from './pagination.js';
+import { ApiKeyPage, AuditEventPage } from './pagination.js';
 import {
   checkSetting,
   type FetchFunction,
@@ -13,11 +13,14 @@ import type {
   ApiKey,
   ApiKeyId,
   ApiVersion,
+  AuditEvent,
+  AuditEventId,
   CreateApiKeyBody,
   CreatedApiKey,
   GetApiKeyResponse,
   LatestApiVersion,
   ListApiKeysQuery,
+  ListAuditEventsQuery,
   RotateApiKeyBody,
   RotatedApiKey,
   UpdateApiKeyBody,
@@ -121,6 +124,28 @@ export interface ApiKeysRotate<Version extends VersionWith<'rotateApiKey'> = Lat
   ): Promise<RotatedApiKey<Version>>;
 }
 
+/** The API versions that have the audit trail: `listAuditEvents` and `getAuditEvent` (v2026_10_21 on). */
+export type AuditTrailVersion = VersionWith<'listAuditEvents' | 'getAuditEvent'>;
+
+/** The organization's audit trail, in the versions that have it (`AuditTrailVersion`). */
+export interface AuditEventsResource<Version extends AuditTrailVersion = LatestApiVersion> {
+  /**
+   * `listAuditEvents`: one page of events, newest first, which can fetch its neighbours and iterate onwards. `type`
+   * takes one type or a list of them (any of them).
+   */
+  list(query?: ListAuditEventsQuery<Version>, options?: RequestOptions): Promise<AuditEventPage<Version>>;
+  /**
+   * Every event matching `query`, fetched page by page: forwards (older) with `after_id` = `last_id`, or backwards
+   * (newer) with `before_id` = `first_id` when `query` has a `before_id`. Holds one page at a time.
+   */
+  listAll(
+    query?: ListAuditEventsQuery<Version>,
+    options?: RequestOptions,
+  ): AsyncGenerator<AuditEvent<Version>, void, undefined>;
+  /** `getAuditEvent`: one event. */
+  retrieve(auditEventId: AuditEventId, options?: RequestOptions): Promise<AuditEvent<Version>>;
+}
+
 /** `Methods` when every version of `Version` has the operation; nothing otherwise. */
 type IfOperation<Version extends ApiVersion, OperationId extends string, Methods> = [Version] extends [
   VersionWith<OperationId>,
@@ -136,12 +161,23 @@ export type ApiKeysResource<Version extends ApiVersion = LatestApiVersion> = Api
   IfOperation<Version, 'createApiKey', ApiKeysCreate<Version & VersionWith<'createApiKey'>>> &
   IfOperation<Version, 'rotateApiKey', ApiKeysRotate<Version & VersionWith<'rotateApiKey'>>>;
 
-/** A client of the admin API, speaking one API version. */
-export interface AdminClient<Version extends ApiVersion = LatestApiVersion> {
+/** What every client has, whatever its API version. */
+export interface AdminClientBase<Version extends ApiVersion = LatestApiVersion> {
   /** The API version this client sends in `vendor-version`, and whose types it uses. */
   readonly apiVersion: Version;
   readonly apiKeys: ApiKeysResource<Version>;
 }
+
+/**
+ * A client of the admin API, speaking one API version: `apiKeys` in every version, and `auditEvents` only in a
+ * version that has the audit trail (v2026_10_21 on).
+ */
+export type AdminClient<Version extends ApiVersion = LatestApiVersion> = AdminClientBase<Version> &
+  IfOperation<
+    Version,
+    'listAuditEvents' | 'getAuditEvent',
+    { readonly auditEvents: AuditEventsResource<Version & AuditTrailVersion> }
+  >;
 
 /** What openapi-fetch resolves with, success or error. */
 interface FetchResult<Data> {
@@ -163,11 +199,14 @@ function checkText(name: string, value: unknown): string {
   return value;
 }
 
-/** `.` and `..` would be resolved away by URL parsing and reach another path, so they are refused with the empty ID. */
-function checkApiKeyId(apiKeyId: unknown): string {
-  const id = checkText('apiKeyId', apiKeyId);
+/**
+ * An ID for a path parameter. `.` and `..` would be resolved away by URL parsing and reach another path, so they are
+ * refused with the empty ID.
+ */
+function checkPathId(name: string, value: unknown): string {
+  const id = checkText(name, value);
   if (id === '.' || id === '..') {
-    throw new TypeError(`apiKeyId must not be "${id}"`);
+    throw new TypeError(`${name} must not be "${id}"`);
   }
   return id;
 }
@@ -187,13 +226,15 @@ function resolveSettings(base: TransportSettings, overrides: RequestOptions = {}
 /**
  * The client as it is built, with every method of every version, typed with the union of the versions' shapes; each
  * overload of `createAdminClient` narrows it to one version. In a version without `createApiKey` or `rotateApiKey`,
- * `create` and `rotate` are there at run time only to say so (see `checkAvailable`).
+ * `create` and `rotate` are there at run time only to say so (see `checkAvailable`), and so is `auditEvents` in a
+ * version without the audit trail.
  */
 interface EveryVersionClient {
   readonly apiVersion: ApiVersion;
   readonly apiKeys: ApiKeysReadWrite<ApiVersion> &
     ApiKeysCreate<VersionWith<'createApiKey'>> &
     ApiKeysRotate<VersionWith<'rotateApiKey'>>;
+  readonly auditEvents: AuditEventsResource<AuditTrailVersion>;
 }
 
 /**
@@ -214,7 +255,8 @@ export function hasOperation<OperationId extends keyof typeof OPERATION_INTRODUC
  * Creates a client of the admin API for one API version: `apiVersion`, or the deprecated `version`, or else the
  * latest. Every request carries `x-api-key` and `vendor-version`; failed attempts are retried (see `maxRetries`),
  * each attempt is bounded by `timeoutMs`, and every failure is thrown as a subclass of `ApiKeysError`. The client's
- * types follow the version: a `v2023_06_01` client has no `create` or `rotate`, and its keys have that version's shape.
+ * types follow the version: a `v2023_06_01` client has no `create`, `rotate` or `auditEvents`, and its keys have that
+ * version's shape.
  */
 export function createAdminClient<Version extends ApiVersion>(
   options: AdminClientOptions & { apiVersion?: undefined; version: Version },
@@ -249,6 +291,8 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
   const http = createClient<ClientPathsOf<ApiVersion>>(config);
   // The same client, typed with the versions that can create and rotate keys; used only when `apiVersion` is one.
   const lifecycleHttp = createClient<ClientPathsOf<VersionWith<'createApiKey' | 'rotateApiKey'>>>(config);
+  // And typed with the versions that have the audit trail; used only when `apiVersion` is one.
+  const auditHttp = createClient<ClientPathsOf<AuditTrailVersion>>(config);
 
   /**
    * Runs one operation through the retrying transport and returns its parsed body with the final response; turns
@@ -303,7 +347,7 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
   function checkAvailable(method: string, operationId: keyof typeof OPERATION_INTRODUCED_IN): void {
     if ((API_VERSIONS as readonly string[]).includes(apiVersion) && !hasOperation(apiVersion, operationId)) {
       throw new UnsupportedOperationError(
-        `apiKeys.${method} (${operationId}) is available from API version ${OPERATION_INTRODUCED_IN[operationId]}; ` +
+        `${method} (${operationId}) is available from API version ${OPERATION_INTRODUCED_IN[operationId]}; ` +
           `this client uses API version ${apiVersion}`,
         { operationId, introducedIn: OPERATION_INTRODUCED_IN[operationId], apiVersion },
       );
@@ -332,7 +376,7 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
     },
 
     async retrieve(apiKeyId, requestOptions) {
-      const path = { api_key_id: checkApiKeyId(apiKeyId) };
+      const path = { api_key_id: checkPathId('apiKeyId', apiKeyId) };
       const { data } = await call(requestOptions, (init) =>
         http.GET('/v1/organizations/api_keys/{api_key_id}', { params: { path }, ...init }),
       );
@@ -340,7 +384,7 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
     },
 
     async update(apiKeyId, body, requestOptions) {
-      const path = { api_key_id: checkApiKeyId(apiKeyId) };
+      const path = { api_key_id: checkPathId('apiKeyId', apiKeyId) };
       const { data } = await call(requestOptions, (init) =>
         http.POST('/v1/organizations/api_keys/{api_key_id}', { params: { path }, body, ...init }),
       );
@@ -348,7 +392,7 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
     },
 
     async create(body, requestOptions) {
-      checkAvailable('create', 'createApiKey');
+      checkAvailable('apiKeys.create', 'createApiKey');
       const { data } = await call(
         requestOptions,
         (init) => lifecycleHttp.POST('/v1/organizations/api_keys', { body, ...init }),
@@ -358,8 +402,8 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
     },
 
     async rotate(apiKeyId, body, requestOptions) {
-      checkAvailable('rotate', 'rotateApiKey');
-      const path = { api_key_id: checkApiKeyId(apiKeyId) };
+      checkAvailable('apiKeys.rotate', 'rotateApiKey');
+      const path = { api_key_id: checkPathId('apiKeyId', apiKeyId) };
       const { data } = await call(
         requestOptions,
         (init) =>
@@ -375,5 +419,40 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
     },
   };
 
-  return { apiVersion, apiKeys };
+  async function listAuditEvents(
+    query: ListAuditEventsQuery<AuditTrailVersion> = {},
+    requestOptions?: RequestOptions,
+  ): Promise<AuditEventPage<AuditTrailVersion>> {
+    checkAvailable('auditEvents.list', 'listAuditEvents');
+    const { type, ...rest } = query;
+    // One type is sent as a list of one, which openapi-fetch sends exploded, as the spec says: `type=a&type=b`.
+    const sent = type === undefined ? rest : { ...rest, type: typeof type === 'string' ? [type] : type };
+    const { data, response } = await call(requestOptions, (init) =>
+      auditHttp.GET('/v1/organizations/audit_events', { params: { query: sent }, ...init }),
+    );
+    return new AuditEventPage<AuditTrailVersion>(data, {
+      query: { ...query },
+      requestId: response.headers.get('request-id') ?? undefined,
+      fetchPage: (next) => listAuditEvents(next, requestOptions),
+    });
+  }
+
+  const auditEvents: EveryVersionClient['auditEvents'] = {
+    list: listAuditEvents,
+
+    async *listAll(query, requestOptions) {
+      yield* await listAuditEvents(query, requestOptions);
+    },
+
+    async retrieve(auditEventId, requestOptions) {
+      checkAvailable('auditEvents.retrieve', 'getAuditEvent');
+      const path = { audit_event_id: checkPathId('auditEventId', auditEventId) };
+      const { data } = await call(requestOptions, (init) =>
+        auditHttp.GET('/v1/organizations/audit_events/{audit_event_id}', { params: { path }, ...init }),
+      );
+      return data;
+    },
+  };
+
+  return { apiVersion, apiKeys, auditEvents };
 }

@@ -1,10 +1,13 @@
 export {
   type AdminClient,
+  type AdminClientBase,
   type AdminClientOptions,
   type ApiKeysCreate,
   type ApiKeysReadWrite,
   type ApiKeysResource,
   type ApiKeysRotate,
+  type AuditEventsResource,
+  type AuditTrailVersion,
   createAdminClient,
   DEFAULT_API_VERSION,
   DEFAULTS,
@@ -32,6 +35,13 @@ export {
   type UnsupportedOperationDetails,
   UnsupportedOperationError,
 } from './errors.js';
-export { ApiKeyPage, type PageDirection } from './pagination.js';
+export {
+  ApiKeyPage,
+  AuditEventPage,
+  CursorPage,
+  type CursorQuery,
+  type PageDirection,
+  type PageFields,
+} from './pagination.js';
 export { type FetchFunction, MAX_RETRY_AFTER_MS } from './transport.js';
 export type * from './types.js';

@@ -1,52 +1,65 @@
 import { PaginationError } from './errors.js';
-import type { ApiKey, ApiVersion, LatestApiVersion, ListApiKeysQuery, ListApiKeysResponse } from './types.js';
+import type {
+  ApiKey,
+  ApiVersion,
+  AuditEvent,
+  LatestApiVersion,
+  ListApiKeysQuery,
+  ListApiKeysResponse,
+  ListAuditEventsQuery,
+  VersionWith,
+} from './types.js';
 
 /**
- * The direction a page was fetched in: `after` pages (no cursor, or `after_id`) go towards older keys, `before`
- * pages (`before_id`) towards newer ones. Keys inside a page are newest first either way.
+ * The direction a page was fetched in: `after` pages (no cursor, or `after_id`) go towards older items, `before`
+ * pages (`before_id`) towards newer ones. Items inside a page are newest first either way.
  */
 export type PageDirection = 'after' | 'before';
 
-/** Fetches the page for a query; the page object uses it to fetch its neighbours. */
-export type FetchPage<Version extends ApiVersion = LatestApiVersion> = (
-  query: ListApiKeysQuery<Version>,
-) => Promise<ApiKeyPage<Version>>;
+/** What every paged query has: the two cursors, of which a query sends at most one. */
+export interface CursorQuery {
+  before_id?: string;
+  after_id?: string;
+}
 
-/** The fields of a page besides `data`, the same in every version. */
-type PageFields = Omit<ListApiKeysResponse<ApiVersion>, 'data'>;
+/** The fields of a page besides `data`, the same in every list of every version (`ApiKeyList`, `AuditEventList`). */
+export type PageFields = Omit<ListApiKeysResponse<ApiVersion>, 'data'>;
+
+/** Fetches the page for a query; a page object uses it to fetch its neighbours. */
+export type FetchPage<Item, Query extends CursorQuery> = (query: Query) => Promise<CursorPage<Item, Query>>;
+
+/**
+ * What a page knows besides its body: the query that fetched it, its response's `request-id`, and how to fetch more.
+ */
+export interface PageContext<Item, Query extends CursorQuery> {
+  query: Query;
+  requestId: string | undefined;
+  fetchPage: FetchPage<Item, Query>;
+}
 
 /** The query for the page beside a cursor: the same filters and limit, and only that cursor. */
-function queryWithCursor<Version extends ApiVersion>(
-  query: ListApiKeysQuery<Version>,
-  direction: PageDirection,
-  cursor: string,
-): ListApiKeysQuery<Version> {
+function queryWithCursor<Query extends CursorQuery>(query: Query, direction: PageDirection, cursor: string): Query {
   const { before_id: _beforeId, after_id: _afterId, ...rest } = query;
-  return direction === 'after' ? { ...rest, after_id: cursor } : { ...rest, before_id: cursor };
+  return (direction === 'after' ? { ...rest, after_id: cursor } : { ...rest, before_id: cursor }) as Query;
 }
 
 /**
- * One page of API keys: the response body (`data`, `has_more`, `first_id`, `last_id`), the query that fetched it,
- * and the means to fetch its neighbours. Iterating it with `for await` yields every key from this page on, following
- * the cursors in the page's direction.
+ * One page of a cursor-paged list (`data`, `has_more`, `first_id`, `last_id`), the query that fetched it, and the
+ * means to fetch its neighbours. Iterating it with `for await` yields every item from this page on, following the
+ * cursors in the page's direction. `ApiKeyPage` and `AuditEventPage` are its two kinds.
  */
-export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion>
-  implements PageFields, AsyncIterable<ApiKey<Version>>
-{
-  readonly data: ApiKey<Version>[];
+export class CursorPage<Item, Query extends CursorQuery> implements PageFields, AsyncIterable<Item> {
+  readonly data: Item[];
   readonly has_more: PageFields['has_more'];
   readonly first_id: PageFields['first_id'];
   readonly last_id: PageFields['last_id'];
   /** The query that fetched this page, cursor included. */
-  readonly query: ListApiKeysQuery<Version>;
+  readonly query: Query;
   /** The `request-id` of the response. */
   readonly requestId: string | undefined;
-  readonly #fetchPage: FetchPage<Version>;
+  readonly #fetchPage: FetchPage<Item, Query>;
 
-  constructor(
-    body: PageFields & { data: ApiKey<Version>[] },
-    context: { query: ListApiKeysQuery<Version>; requestId: string | undefined; fetchPage: FetchPage<Version> },
-  ) {
+  constructor(body: PageFields & { data: Item[] }, context: PageContext<Item, Query>) {
     this.data = body.data;
     this.has_more = body.has_more;
     this.first_id = body.first_id;
@@ -56,7 +69,7 @@ export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion>
     this.#fetchPage = context.fetchPage;
   }
 
-  /** Whether more keys exist beyond this page in the direction it was fetched in (`has_more`). */
+  /** Whether more items exist beyond this page in the direction it was fetched in (`has_more`). */
   get hasMore(): boolean {
     return this.has_more;
   }
@@ -67,7 +80,7 @@ export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion>
   }
 
   /** The next (older) page, fetched with `after_id` = `last_id` and the same filters; null when there is none. */
-  nextPage(): Promise<ApiKeyPage<Version> | null> {
+  nextPage(): Promise<this | null> {
     return this.#neighbour('after');
   }
 
@@ -75,11 +88,16 @@ export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion>
    * The previous (newer) page, fetched with `before_id` = `first_id` and the same filters; null when there is none.
    * A page fetched without a cursor is the newest, so it has no previous page.
    */
-  previousPage(): Promise<ApiKeyPage<Version> | null> {
+  previousPage(): Promise<this | null> {
     return this.#neighbour('before');
   }
 
-  async #neighbour(direction: PageDirection): Promise<ApiKeyPage<Version> | null> {
+  /** The page for `query`, of this page's class: the client hands every page the function that fetched it. */
+  async #fetch(query: Query): Promise<this> {
+    return (await this.#fetchPage(query)) as this;
+  }
+
+  async #neighbour(direction: PageDirection): Promise<this | null> {
     const cursor = direction === 'after' ? this.last_id : this.first_id;
     if (cursor === null) {
       return null;
@@ -92,24 +110,24 @@ export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion>
       throw new PaginationError(`the server returned the cursor ${cursor} it was given`, { requestId: this.requestId });
     }
     // Against the direction of travel `has_more` says nothing, so only an empty answer tells there is no page.
-    const page = await this.#fetchPage(queryWithCursor(this.query, direction, cursor));
+    const page = await this.#fetch(queryWithCursor(this.query, direction, cursor));
     return page.data.length === 0 ? null : page;
   }
 
   /**
-   * Every key from this page on, page after page in this page's direction, until `has_more` is false, in the order
+   * Every item from this page on, page after page in this page's direction, until `has_more` is false, in the order
    * of travel: newest first when walking forwards (`after`), oldest first when walking backwards (`before`, each
-   * page reversed), so the keys come out in one consistent order. Throws a `PaginationError` rather than loop when
-   * the server hands out a cursor it has handed out before.
+   * page reversed), so the items come out in one consistent order. Throws a `PaginationError` rather than loop when
+   * the server hands out a cursor it has handed out before. Holds one page at a time.
    */
-  async *[Symbol.asyncIterator](): AsyncGenerator<ApiKey<Version>, void, undefined> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
     const direction = this.direction;
     const seen = new Set<string>();
     const start = direction === 'after' ? this.query.after_id : this.query.before_id;
     if (start !== undefined) {
       seen.add(start);
     }
-    let page: ApiKeyPage<Version> = this;
+    let page: CursorPage<Item, Query> = this;
     for (;;) {
       yield* direction === 'after' ? page.data : [...page.data].reverse();
       if (!page.has_more) {
@@ -125,12 +143,24 @@ export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion>
         });
       }
       seen.add(cursor);
-      page = await page.#fetchPage(queryWithCursor(page.query, direction, cursor));
+      page = await page.#fetch(queryWithCursor(page.query, direction, cursor));
     }
   }
 
   /** The response body, as the API sent it. */
-  toJSON(): PageFields & { data: ApiKey<Version>[] } {
+  toJSON(): PageFields & { data: Item[] } {
     return { data: this.data, has_more: this.has_more, first_id: this.first_id, last_id: this.last_id };
   }
 }
+
+/** One page of API keys, as `apiKeys.list` returns it (see `CursorPage`). */
+export class ApiKeyPage<Version extends ApiVersion = LatestApiVersion> extends CursorPage<
+  ApiKey<Version>,
+  ListApiKeysQuery<Version>
+> {}
+
+/** One page of the audit trail, newest first, as `auditEvents.list` returns it (see `CursorPage`). */
+export class AuditEventPage<Version extends VersionWith<'listAuditEvents'> = LatestApiVersion> extends CursorPage<
+  AuditEvent<Version>,
+  ListAuditEventsQuery<Version>
+> {}

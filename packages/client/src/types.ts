@@ -97,3 +97,53 @@ export type RotateApiKeyBody<Version extends VersionWith<'rotateApiKey'> = Lates
 export type RotatedApiKey<Version extends VersionWith<'rotateApiKey'> = LatestApiVersion> = JsonResultOf<
   OperationOf<Version, 'rotateApiKey'>
 >;
+
+/** An audit event (v2026_10_21 on): one change to a key, an admin key or the organization. */
+export type AuditEvent<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'getAuditEvent'>
+>;
+/** One page of audit events, as `listAuditEvents` returns it. */
+export type ListAuditEventsResponse<Version extends VersionWith<'listAuditEvents'> = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'listAuditEvents'>
+>;
+/** What an audit event records: `api_key.created`, `api_key.updated`, ... */
+export type AuditEventType<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> =
+  AuditEvent<Version>['type'];
+/** Who made a change: an admin key through the API, or an operator through the CLI. */
+export type AuditActor<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> = AuditEvent<Version>['actor'];
+/** What a change was about. */
+export type AuditTarget<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> =
+  AuditEvent<Version>['target'];
+/** The fields a change changed, each with its value before and after. */
+export type AuditChanges<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> =
+  AuditEvent<Version>['changes'];
+/** The HTTP client of the request that made a change; `null` for the operator CLI. */
+export type AuditClient<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> = NonNullable<
+  AuditEvent<Version>['client']
+>;
+/** The ID of an audit event, as the `audit_event_id` path parameter takes it. */
+export type AuditEventId = OperationOf<
+  VersionWith<'getAuditEvent'>,
+  'getAuditEvent'
+>['parameters']['path']['audit_event_id'];
+
+/** The query of `listAuditEvents` as the API takes it, `type` a list. */
+type ListAuditEventsParameters<Version extends VersionWith<'listAuditEvents'>> = NonNullable<
+  OperationOf<Version, 'listAuditEvents'>['parameters']['query']
+>;
+/**
+ * The query `auditEvents.list` takes: cursors (`before_id` or `after_id`), `limit` and the filters of
+ * `listAuditEvents` (`target_id`, `actor_id`, `type`, `occurred_after`, `occurred_before`), except that `type` may be
+ * one type as well as a list of them (sent as `type=a&type=b`).
+ */
+export type ListAuditEventsQuery<Version extends VersionWith<'listAuditEvents'> = LatestApiVersion> = Omit<
+  ListAuditEventsParameters<Version>,
+  'type'
+> & {
+  type?: ListAuditEventsParameters<Version>['type'] | NonNullable<ListAuditEventsParameters<Version>['type']>[number];
+};
+/** The filters of `listAuditEvents`, which every page of a walk sends again. */
+export type ListAuditEventsFilters<Version extends VersionWith<'listAuditEvents'> = LatestApiVersion> = Omit<
+  ListAuditEventsQuery<Version>,
+  'before_id' | 'after_id'
+>;

@@ -896,7 +896,8 @@ export class KyselyStore implements Store {
           old.name as name_before, old.status as status_before, old.expires_at as expires_at_before
       ), event as (
         insert into audit_events (${sql.join(UPDATE_EVENT_COLUMNS.map((column) => sql.ref(column)))})
-        select ${slot('organizationId')}, ${sql.lit(AUDIT_EVENT_ID_PREFIX)} || lpad(to_hex(clock.now), ${sql.lit(AUDIT_EVENT_TIME_DIGITS)}, '0')
+        select ${slot('organizationId')},
+          ${sql.lit(AUDIT_EVENT_ID_PREFIX)} || lpad(to_hex(clock.now), ${sql.lit(AUDIT_EVENT_TIME_DIGITS)}, '0')
             || ${slot('eventIdSuffix')}, clock.now, 'api_key.updated',
           ${slot('actorType')}, ${slot('actorId')}, ${slot('actorName')}, 'api_key', id,
           name_before, name, status_before, status, expires_at_before, expires_at,

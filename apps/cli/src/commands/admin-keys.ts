@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { NAME_LENGTH, parseId, parseName } from '../arguments.js';
 import { UsageError } from '../errors.js';
 import { printJson } from '../output.js';
-import { resolveOrganization, withStore } from '../store-session.js';
+import { operatorChanges, resolveOrganization, withStore } from '../store-session.js';
 
 /** An admin key as the CLI prints it: snake_case, like the API's JSON. */
 function describe(adminKey: AdminKeyRecord) {
@@ -28,7 +28,10 @@ export function registerAdminKeys(program: Command): void {
     .action((options: { name: string; org?: string }) =>
       withStore(async (store) => {
         const organizationId = await resolveOrganization(store, options.org);
-        const { adminKey, secret } = await store.createAdminKey({ organizationId, name: options.name });
+        const { adminKey, secret } = await store.createAdminKey(
+          { organizationId, name: options.name },
+          operatorChanges(),
+        );
         printJson({ ...describe(adminKey), key: secret });
       }),
     );
@@ -42,7 +45,7 @@ export function registerAdminKeys(program: Command): void {
       .description(`${command} an admin key`)
       .action((id: string) =>
         withStore(async (store) => {
-          const adminKey = await store.setAdminKeyStatus(id, status);
+          const adminKey = await store.setAdminKeyStatus(id, status, operatorChanges());
           if (!adminKey) {
             throw new UsageError(`admin key ${id} does not exist`);
           }

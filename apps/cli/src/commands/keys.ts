@@ -3,7 +3,7 @@ import { toApiKeyJson } from '@apikeys/server/serializers';
 import { type Command, Option } from 'commander';
 import { API_KEY_STATUSES, NAME_LENGTH, parseId, parseInteger, parseName } from '../arguments.js';
 import { printJson } from '../output.js';
-import { resolveOrganization, withStore } from '../store-session.js';
+import { operatorChanges, resolveOrganization, withStore } from '../store-session.js';
 
 /** The creator recorded when `--created-by` is not given: this CLI, acting as a service account. */
 const CLI_SERVICE_ACCOUNT = { id: 'svcacct_apikeys_cli', type: 'service_account' } as const;
@@ -32,13 +32,14 @@ export const HELP_GROUPS = {
 
 /**
  * `apikeys keys create|seed`: API keys, the resource the admin API manages, written directly to the database.
- * Returns the `keys` command, to which the API commands (list, get, update, issue, rotate) are added.
+ * Returns the `keys` command, to which the API commands (list, get, update, issue, rotate, history) are added.
  */
 export function registerKeys(program: Command): Command {
   const keys = program
     .command('keys')
     .description(
-      'API keys: create and seed them in the database; list, get, update, issue and rotate them through the admin API',
+      'API keys: create and seed them in the database; list, get, update, issue, rotate them and show their history ' +
+        'through the admin API',
     )
     .commandsGroup(HELP_GROUPS.database);
 
@@ -53,13 +54,16 @@ export function registerKeys(program: Command): Command {
     .action((options: CreateOptions) =>
       withStore(async (store) => {
         const organizationId = await resolveOrganization(store, options.org);
-        const { apiKey, secret } = await store.createApiKey({
-          organizationId,
-          name: options.name,
-          workspaceId: options.workspaceId ?? null,
-          createdBy: options.createdBy ? { id: options.createdBy, type: 'user' } : CLI_SERVICE_ACCOUNT,
-          status: options.status,
-        });
+        const { apiKey, secret } = await store.createApiKey(
+          {
+            organizationId,
+            name: options.name,
+            workspaceId: options.workspaceId ?? null,
+            createdBy: options.createdBy ? { id: options.createdBy, type: 'user' } : CLI_SERVICE_ACCOUNT,
+            status: options.status,
+          },
+          operatorChanges(),
+        );
         printJson({ ...toApiKeyJson(apiKey), key: secret });
       }),
     );
@@ -75,13 +79,16 @@ export function registerKeys(program: Command): Command {
     .action((options: SeedOptions) =>
       withStore(async (store) => {
         const organizationId = await resolveOrganization(store, options.org);
-        const created = await store.seedApiKeys({
-          organizationId,
-          count: options.count,
-          workspaces: options.workspaces,
-          users: options.users,
-          seed: options.seed,
-        });
+        const created = await store.seedApiKeys(
+          {
+            organizationId,
+            count: options.count,
+            workspaces: options.workspaces,
+            users: options.users,
+            seed: options.seed,
+          },
+          operatorChanges(),
+        );
         printJson({ created });
       }),
     );

@@ -2,7 +2,7 @@ import type { OrganizationRecord } from '@apikeys/store';
 import type { Command } from 'commander';
 import { NAME_LENGTH, parseName } from '../arguments.js';
 import { printJson } from '../output.js';
-import { withStore } from '../store-session.js';
+import { operatorChanges, withStore } from '../store-session.js';
 
 /** An organization as the CLI prints it: its ID and name only. */
 function organizationJson({ id, name }: OrganizationRecord): { id: string; name: string } {
@@ -18,7 +18,9 @@ export function registerOrgs(program: Command): void {
     .description('create an organization')
     .requiredOption('--name <name>', `organization name (${NAME_LENGTH})`, parseName)
     .action((options: { name: string }) =>
-      withStore(async (store) => printJson(organizationJson(await store.createOrganization(options.name)))),
+      withStore(async (store) =>
+        printJson(organizationJson(await store.createOrganization(options.name, operatorChanges()))),
+      ),
     );
 
   orgs

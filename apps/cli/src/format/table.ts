@@ -35,3 +35,32 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
       .trimEnd();
   return [render(columns.map((column) => column.header)), ...cells.map(render)];
 }
+
+/**
+ * A column whose width is set before any row is seen, so that a table can be printed one row at a time (a stream of
+ * pages). A longer cell is cut with `…` when `cut` is set, and otherwise overflows, pushing the next cells right.
+ */
+export interface FixedColumn<Row> {
+  header: string;
+  cell: (row: Row) => string;
+  width: number;
+  cut?: boolean;
+}
+
+/**
+ * One line of a table of fixed columns: the cells (a row's, or the headers), made printable, each padded to its
+ * column's width, two spaces apart, with no trailing spaces.
+ */
+export function fixedTableLine<Row>(columns: readonly FixedColumn<Row>[], cells: readonly string[]): string {
+  return cells
+    .map((cell, index) => {
+      const column = columns[index];
+      const text = printable(cell);
+      if (column === undefined || index === cells.length - 1) {
+        return text;
+      }
+      return padEnd(column.cut ? truncate(text, column.width) : text, column.width);
+    })
+    .join(GAP)
+    .trimEnd();
+}

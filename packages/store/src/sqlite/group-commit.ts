@@ -28,13 +28,13 @@ function isLocked(error: unknown): boolean {
 }
 
 /**
- * Group commit for writes on SQLite (a write: a few statements that commit together). With `synchronous = FULL`
- * every commit waits for the disk, and better-sqlite3 waits on the event loop: one update per commit caps a server
- * near 2,000 writes/s whatever its CPU. The writes issued during one turn of the event loop (every request that arrived in one poll) are queued and
- * run together at the end of the turn in one transaction, each inside a savepoint of its own, so that one failing
- * write fails alone (unless SQLite rolls the whole transaction back, which fails the batch). Each write's promise
- * settles only after that transaction has committed: a write is acknowledged only once it is durable, and a failed
- * commit fails every write of the batch.
+ * Group commit for writes on SQLite (a write: a few statements that commit together). With `synchronous = FULL` every
+ * commit waits for the disk, and better-sqlite3 waits on the event loop: one update per commit caps a server near 2,000
+ * writes/s whatever its CPU. The writes issued during one turn of the event loop (every request that arrived in one
+ * poll) are queued and run together at the end of the turn in one transaction, each inside a savepoint of its own, so
+ * that one failing write fails alone (unless SQLite rolls the whole transaction back, which fails the batch). Each
+ * write's promise settles only after that transaction has committed: a write is acknowledged only once it is durable,
+ * and a failed commit fails every write of the batch.
  *
  * When another process holds the write lock, the batch does not wait for it inside SQLite (busy_timeout would block
  * the event loop for the whole deadline, and each later batch for a deadline of its own): it asks for the lock
