@@ -199,7 +199,7 @@ function updateEventValues(
 }
 
 /** The values a page of the audit trail takes. */
-type AuditPageSlot = 'organizationId' | 'targetId' | 'actorId' | 'idAbove' | 'idBelow' | 'limitPlusOne';
+type AuditPageSlot = 'organizationId' | 'targetId' | 'actorId' | 'idAbove' | 'idBelow' | 'cursorId' | 'limitPlusOne';
 
 type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>;
 
@@ -960,23 +960,9 @@ export class KyselyStore implements Store {
     if (types !== undefined && types.length === 0) {
       throw new TypeError('the type filter needs one or more types');
     }
-    if (cursor && !(await this.getAuditEvent(organizationId, cursor.id))) {
-      return { kind: 'cursor_not_found' };
-    }
-    // Every bound is a bound on IDs, which sort as events occurred: the cursor's and the time filters'.
-    const below = [
-      cursor?.direction === 'after' ? cursor.id : undefined,
-      occurredBefore === undefined ? undefined : idBefore(occurredBefore),
-    ];
-    const above = [
-      cursor?.direction === 'before' ? cursor.id : undefined,
-      occurredAfter === undefined ? undefined : idAfter(occurredAfter),
-    ];
-    const idBelow = below.filter((id) => id !== undefined).sort()[0];
-    const idAbove = above
-      .filter((id) => id !== undefined)
-      .sort()
-      .at(-1);
+    // Every bound is a bound on IDs, which sort as events occurred: the time filters' and the cursor's.
+    const idAbove = occurredAfter === undefined ? undefined : idAfter(occurredAfter);
+    const idBelow = occurredBefore === undefined ? undefined : idBefore(occurredBefore);
     const backwards = cursor?.direction === 'before';
     const typeList = types === undefined ? [undefined] : [...new Set(types)].sort();
     const shape = [
@@ -986,7 +972,7 @@ export class KyselyStore implements Store {
       typeList.join('+'),
       idAbove !== undefined,
       idBelow !== undefined,
-      backwards,
+      cursor?.direction,
     ].join(':');
     const query = this.prepared.get<AuditPageSlot>(shape, (slot) => {
       const order = backwards ? 'asc' : 'desc';
@@ -1011,6 +997,16 @@ export class KyselyStore implements Store {
         if (idBelow !== undefined) {
           select = select.where('id', '<', slot('idBelow'));
         }
+        if (cursor) {
+          // The cursor's own ID, read in the same statement: no event of the organization has it when it is null,
+          // and then the page is empty (an index-only probe; told apart from an empty page below).
+          const anchor = this.db
+            .selectFrom('audit_events')
+            .select('id')
+            .where('organization_id', '=', slot('organizationId'))
+            .where('id', '=', slot('cursorId'));
+          select = select.where('id', backwards ? '>' : '<', anchor);
+        }
         return select.orderBy('id', order).limit(slot('limitPlusOne'));
       };
       const [first, ...others] = typeList.map(pageOfType);
@@ -1029,14 +1025,30 @@ export class KyselyStore implements Store {
       actorId,
       idAbove,
       idBelow,
+      cursorId: cursor?.id,
       limitPlusOne: limit + 1,
     });
+    if (cursor && rows.length === 0 && !(await this.auditEventExists(organizationId, cursor.id))) {
+      return { kind: 'cursor_not_found' };
+    }
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     if (backwards) {
       page.reverse();
     }
     return { kind: 'page', events: page.map(auditEventFromValues), hasMore };
+  }
+
+  /** Whether the organization has an event of this ID: an index-only probe. */
+  private async auditEventExists(organizationId: string, id: string): Promise<boolean> {
+    const query = this.prepared.get<'organizationId' | 'id'>('audit event exists', (slot) =>
+      this.db
+        .selectFrom('audit_events')
+        .select('id')
+        .where('organization_id', '=', slot('organizationId'))
+        .where('id', '=', slot('id')),
+    );
+    return (await this.run(query, { organizationId, id })).length > 0;
   }
 
   async getAuditEvent(organizationId: string, id: string): Promise<AuditEventRecord | undefined> {
