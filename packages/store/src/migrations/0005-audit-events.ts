@@ -18,7 +18,7 @@ export const AUDIT_EVENTS_IMMUTABLE = 'audit events are immutable';
 export async function up(db: Kysely<unknown>): Promise<void> {
   const identifier = identifierType(db);
   const postgres = isPostgres(db);
-  let table = db.schema
+  await db.schema
     .createTable('audit_events')
     .addColumn('organization_id', identifier, (col) => col.notNull().references('organizations.id'))
     .addColumn('id', identifier, (col) => col.notNull())
@@ -52,13 +52,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       sql`(actor_type = 'admin_key' and actor_id is not null) or (actor_type = 'operator' and actor_id is null)`,
     )
     .addCheckConstraint('audit_events_target_type_check', sql`target_type in ('api_key', 'admin_key', 'organization')`)
-    .addCheckConstraint('audit_events_related_check', sql`(related_type is null) = (related_id is null)`);
-  // SQLite keeps the rows in the primary key's b-tree itself: one b-tree fewer to write per event, and a page of the
-  // trail is one range of it (docs/benchmarks.md, "The audit trail").
-  if (!postgres) {
-    table = table.modifyEnd(sql`without rowid`);
-  }
-  await table.execute();
+    .addCheckConstraint('audit_events_related_check', sql`(related_type is null) = (related_id is null)`)
+    .execute();
   for (const column of ['target_id', 'actor_id', 'type']) {
     await db.schema
       .createIndex(`audit_events_org_${column}_idx`)
