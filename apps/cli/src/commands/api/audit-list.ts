@@ -1,4 +1,4 @@
-import { LIST_LIMIT } from '@apikeys/api-types';
+import { LIST_LIMIT, OPERATION_INTRODUCED_IN } from '@apikeys/api-types';
 import type {
   AdminClient,
   AuditEventPage,
@@ -91,7 +91,9 @@ async function listPage(
 export function registerAudit(program: Command): void {
   const audit = program
     .command('audit')
-    .description('the audit trail of the organization (API command; API version 2026-10-21 on)');
+    .description(
+      `the audit trail of the organization (API command; API version ${OPERATION_INTRODUCED_IN.listAuditEvents} on)`,
+    );
 
   const command = audit
     .command('list')

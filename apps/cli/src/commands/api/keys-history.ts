@@ -1,4 +1,4 @@
-import { LIST_LIMIT } from '@apikeys/api-types';
+import { LIST_LIMIT, OPERATION_INTRODUCED_IN } from '@apikeys/api-types';
 import type { AdminClient, AuditEvent, AuditTrailVersion } from '@apikeys/client';
 import type { Command } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, checkOperation, withClientOf } from '../../api-session.js';
@@ -46,7 +46,8 @@ export function registerKeysHistory(keys: Command): void {
     .description(
       'show the history of an API key: every audit event about it (created, updated, rotated), oldest first, so that ' +
         'it reads in the order things happened and ends with the latest change. Fetches every page ' +
-        '(listAuditEvents with target_id; API version 2026-10-21 on). A table, or JSON Lines with --json.',
+        `(listAuditEvents with target_id; API version ${OPERATION_INTRODUCED_IN.listAuditEvents} on). A table, or ` +
+        'JSON Lines with --json.',
     )
     .argument('<api_key_id>', 'ID of the API key (apikey_...)', parseApiKeyId)
     .option(
