@@ -244,6 +244,19 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return apiKeyFromValues(API_KEY_COLUMNS.map((column) => row[column]) as ApiKeyValues);
 }
 
+/**
+ * A page from the rows of a query that asked for `limit + 1` in page order (ascending when walking `backwards`):
+ * at most `limit` rows, newest first, and whether more lay beyond.
+ */
+function pageOf(rows: unknown[][], limit: number, backwards: boolean): { page: unknown[][]; hasMore: boolean } {
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  if (backwards) {
+    page.reverse();
+  }
+  return { page, hasMore };
+}
+
 /** The fields of a key that audit events record. */
 function recordedFields(key: ApiKeyRecord | AdminKeyRecord): RecordedFields {
   return { name: key.name, status: key.status, expiresAt: 'expiresAt' in key ? (key.expiresAt ?? null) : null };
@@ -820,11 +833,7 @@ export class KyselyStore implements Store {
       limitPlusOne: limit + 1,
     });
 
-    const hasMore = rows.length > limit;
-    const page = hasMore ? rows.slice(0, limit) : rows;
-    if (backwards) {
-      page.reverse();
-    }
+    const { page, hasMore } = pageOf(rows, limit, backwards);
     return { kind: 'page', keys: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };
   }
 
@@ -839,6 +848,7 @@ export class KyselyStore implements Store {
       throw new TypeError('updateApiKey needs a patch that changes a field');
     }
     const updatedAt = nowMicros();
+    const postgres = isPostgres(this.db);
     const values = {
       organizationId,
       id,
@@ -846,8 +856,9 @@ export class KyselyStore implements Store {
       status,
       expiresAt,
       updatedAt,
-      eventId: this.recordsChanges ? newAuditEventId(updatedAt) : undefined,
-      eventIdSuffix: this.recordsChanges ? auditEventIdSuffix() : undefined,
+      // PostgreSQL times the event in the statement and takes only the ID's random end; SQLite takes the whole ID.
+      eventId: this.recordsChanges && !postgres ? newAuditEventId(updatedAt) : undefined,
+      eventIdSuffix: this.recordsChanges && postgres ? auditEventIdSuffix() : undefined,
       ...updateEventValues(context),
     };
     const shape = `${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}`;
@@ -867,7 +878,7 @@ export class KyselyStore implements Store {
     let statements: PreparedQuery<UpdateSlot | UpdateEventSlot>[] = [update];
     if (this.recordsChanges) {
       const changed = UPDATED_FIELDS.filter(({ field }) => patch[field] !== undefined);
-      statements = isPostgres(this.db)
+      statements = postgres
         ? [this.prepared.get(`API key update with event:${shape}`, (slot) => this.updateWithEvent(changed, slot))]
         : [this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, slot)), update];
     }
@@ -1031,11 +1042,7 @@ export class KyselyStore implements Store {
     if (cursor && rows.length === 0 && !(await this.auditEventExists(organizationId, cursor.id))) {
       return { kind: 'cursor_not_found' };
     }
-    const hasMore = rows.length > limit;
-    const page = hasMore ? rows.slice(0, limit) : rows;
-    if (backwards) {
-      page.reverse();
-    }
+    const { page, hasMore } = pageOf(rows, limit, backwards);
     return { kind: 'page', events: page.map(auditEventFromValues), hasMore };
   }
 
