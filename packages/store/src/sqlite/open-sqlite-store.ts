@@ -61,6 +61,11 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
+  // Group commit runs each write in a savepoint, and SQLite copies every page a savepoint changes into a
+  // sub-journal first, spilled to a temporary file past 64 KiB: a batch of updates that record audit events wrote
+  // five times as many pages to it as to the WAL. In memory, the sub-journal of a batch is a few MiB at most and
+  // no system call (docs/benchmarks.md, "The audit trail").
+  database.pragma('temp_store = MEMORY');
   // A lock held by another connection is waited for until the deadline; then the call fails as `busy`. (Group
   // commit, the path of every update, waits on timers instead, so that the event loop goes on meanwhile.)
   const timeoutMs = Math.trunc(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
