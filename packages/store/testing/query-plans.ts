@@ -20,21 +20,34 @@ export function planNodes(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(planNodes)];
 }
 
-/** The root of a query's plan, with `EXPLAIN (FORMAT JSON, ...options)`, and the execution time if it ran. */
+/**
+ * The root of a query's plan, with `EXPLAIN (FORMAT JSON, ...options)`, and the execution time if it ran. The plan
+ * is the generic one, planned without the parameters' values, as the store's pipelined statements are
+ * (`plan_cache_mode` in open-postgres-store.ts): the plan that runs, not the one the values would get.
+ */
 export async function explainPostgres(
   client: pg.Client,
   sql: string,
   parameters: readonly unknown[],
   options: readonly string[] = [],
 ): Promise<{ plan: PlanNode; executionMs?: number }> {
-  const result = await client.query(`explain (${['format json', ...options].join(', ')}) ${sql}`, [...parameters]);
-  const [explained] = (result.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time'?: number }] })[
-    'QUERY PLAN'
-  ];
-  return {
-    plan: explained.Plan,
-    ...(explained['Execution Time'] === undefined ? {} : { executionMs: explained['Execution Time'] }),
-  };
+  await client.query('set plan_cache_mode = force_generic_plan');
+  await client.query(`prepare explained as ${sql}`);
+  try {
+    // EXPLAIN takes no bound parameters: the values go into EXECUTE as literals, typed by the prepared statement.
+    const literals = parameters.map((value) => (value === null ? 'null' : client.escapeLiteral(String(value))));
+    const values = literals.length === 0 ? '' : `(${literals.join(', ')})`;
+    const result = await client.query(`explain (${['format json', ...options].join(', ')}) execute explained${values}`);
+    const [explained] = (result.rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time'?: number }] })[
+      'QUERY PLAN'
+    ];
+    return {
+      plan: explained.Plan,
+      ...(explained['Execution Time'] === undefined ? {} : { executionMs: explained['Execution Time'] }),
+    };
+  } finally {
+    await client.query('deallocate explained');
+  }
 }
 
 /** The steps of a query's SQLite plan (the `detail` column of `EXPLAIN QUERY PLAN`), in order. */
