@@ -426,3 +426,88 @@ describe.each(ENGINES.filter(({ available }) => available))('0005 on $engine', (
     expect(await auditEventCount()).toBe(0);
   });
 });
+
+describe.runIf(await postgresAvailable())('0006 on PostgreSQL', () => {
+  let subject: Subject;
+  let store: Store | undefined;
+  let holder: pg.Client | undefined;
+
+  afterEach(async () => {
+    await holder?.end();
+    holder = undefined;
+    await store?.close();
+    store = undefined;
+    await subject.cleanup();
+  });
+
+  async function migrateTo(migration: string): Promise<void> {
+    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
+    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
+    expect(error).toBeUndefined();
+  }
+
+  /** Holds the organization's row FOR UPDATE in a transaction of another connection, until the test ends. */
+  async function lockOrganization(organizationId: string): Promise<void> {
+    if (subject.location.kind !== 'postgres') {
+      throw new Error('a PostgreSQL subject has a URL');
+    }
+    holder = new pg.Client({ connectionString: subject.location.url });
+    await holder.connect();
+    await holder.query('begin');
+    await holder.query('select id from organizations where id = $1 for update', [organizationId]);
+  }
+
+  const foreignKeys = async () =>
+    (
+      await sql<{ name: string }>`select conname as name from pg_constraint
+        where conrelid = 'audit_events'::regclass and contype = 'f'`.execute(subject.db)
+    ).rows.map((row) => row.name);
+
+  it('records a change while another transaction holds its organization FOR UPDATE', async () => {
+    subject = await postgresSubject();
+    await migrateTo('latest');
+    store = (await openStore(subject.location)).store;
+    const key = await store.createApiKey({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      name: 'before the lock',
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    await lockOrganization(DEFAULT_ORGANIZATION.id);
+
+    // With the foreign key of 0005, the event's check (FOR KEY SHARE of the organization) waited for the holder.
+    const waited = Symbol('waited for the organization');
+    const updated = await Promise.race([
+      store.updateApiKey(DEFAULT_ORGANIZATION.id, key.apiKey.id, { name: 'while the organization is locked' }),
+      new Promise((resolve) => setTimeout(() => resolve(waited), 2_000)),
+    ]);
+    const trail = await store.listAuditEvents({ organizationId: DEFAULT_ORGANIZATION.id, limit: 10 });
+
+    expect(updated).toMatchObject({ name: 'while the organization is locked' });
+    expect(trail.kind === 'page' && trail.events.map((event) => event.type)).toEqual([
+      'api_key.updated',
+      'api_key.created',
+    ]);
+  });
+
+  it('down restores the foreign key over the events recorded without it; up drops it again', async () => {
+    subject = await postgresSubject();
+    await migrateTo('latest');
+    store = (await openStore(subject.location)).store;
+    await store.createApiKey({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      name: 'recorded without the foreign key',
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    await store.close();
+    store = undefined;
+    const keyless = await foreignKeys();
+
+    await migrateTo('0005-audit-events');
+    const restored = await foreignKeys();
+    await migrateTo('latest');
+
+    expect(keyless).toEqual([]);
+    expect(restored).toEqual(['audit_events_organization_id_fkey']);
+    expect(await foreignKeys()).toEqual([]);
+  });
+});

@@ -2,7 +2,7 @@ import { Socket } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { statementName } from '../src/postgres/open-postgres-store.js';
+import { pipelineClientConfig, statementName } from '../src/postgres/open-postgres-store.js';
 import { OPEN_ANOTHER_AT, QueryPipeline } from '../src/postgres/query-pipeline.js';
 import { postgresAvailable, TEST_POSTGRES_URL } from '../testing/postgres-available.js';
 
@@ -161,6 +161,23 @@ describe.runIf(available)('QueryPipeline (PostgreSQL)', () => {
     expect(await answer).toHaveLength(1);
     expect(rows).toEqual([{ n: 0 }]);
     await expect(pipeline.query({ ...ECHO, values: [1] })).rejects.toThrow('the store is closed');
+  });
+
+  it("the store's pipeline plans a prepared statement once, without its parameters, from its first execution", async () => {
+    const pipeline = new QueryPipeline(pipelineClientConfig({ connectionString: TEST_POSTGRES_URL }), 1);
+    opened.push(pipeline);
+    // Left to choose (plan_cache_mode = auto), PostgreSQL plans the first five executions with their values.
+    for (let n = 0; n < 6; n++) {
+      await pipeline.query({ ...ECHO, values: [n] });
+    }
+
+    const [plans] = await pipeline.query({
+      name: 'pipeline_test_plans',
+      text: 'select generic_plans::int, custom_plans::int from pg_prepared_statements where name = $1',
+      values: [ECHO.name],
+    });
+
+    expect(plans).toEqual([6, 0]);
   });
 });
 

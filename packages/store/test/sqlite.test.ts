@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../src/migrations/index.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
-import { openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
+import { configureConnection, openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
 import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { explainSqlite } from '../testing/query-plans.js';
 import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, listPage, type StoreUnderTest } from './conformance.js';
@@ -138,6 +138,42 @@ describe('SQLite durability', () => {
 
     expect(output).toBe('updated\n');
     expect(fetched?.name).toBe('after');
+  });
+});
+
+describe('SQLite savepoints', () => {
+  /** The temporary files SQLite has open in this process (it unlinks them at once, so only /proc/self/fd shows them). */
+  const openTemporaryFiles = async () => {
+    const links = await Promise.all(
+      (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+    );
+    return links.filter((link) => /etilqs_/.test(link));
+  };
+
+  it('keep their sub-journal in memory, never in a temporary file, however many pages a savepoint changes', async () => {
+    const { path, removeDir } = await tempDatabasePath();
+    const database = new Database(path);
+    try {
+      configureConnection(database, 1_000);
+      database.exec('create table pages (id integer primary key, filler text)');
+      const insert = database.prepare('insert into pages (filler) values (?)');
+      database.transaction(() => {
+        for (let row = 0; row < 2_000; row++) {
+          insert.run('x'.repeat(1_000));
+        }
+      })();
+
+      // Group commit's shape: a transaction, and each write in a savepoint; this one changes about 2 MB of pages,
+      // far past the 64 KiB SQLite keeps in memory unless told to keep all of it there.
+      database.exec("begin immediate; savepoint write; update pages set filler = 'y' || filler");
+      const whileWriting = await openTemporaryFiles();
+      database.exec('release write; commit');
+
+      expect(whileWriting).toEqual([]);
+    } finally {
+      database.close();
+      await removeDir();
+    }
   });
 });
 

@@ -100,8 +100,13 @@ export function statementName(sql: string): string {
   return `apikeys_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
 }
 
-/** The connection option that makes PostgreSQL plan each prepared statement once, without its parameters. */
-const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+/**
+ * The configuration of the pipeline's connections: the statements' own, and PostgreSQL's option to plan each
+ * prepared statement once, without its parameters' values (an `options` parameter in the database URL replaces it).
+ */
+export function pipelineClientConfig(statements: pg.ClientConfig): pg.ClientConfig {
+  return { ...statements, options: '-c plan_cache_mode=force_generic_plan' };
+}
 
 /** A pg pool whose idle connections may break (a server restart, say) without crashing the process. */
 function openPool(config: pg.PoolConfig): RetiringPool {
@@ -136,8 +141,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
   // PostgreSQL planned every execution anew once a table was large (the generic plan of `limit $n` is costed for a
   // tenth of the table), which doubled the time of an audit page at a million events. Every statement is written
   // so that its generic plan reads an index in page order; the plan tests check the generic plans.
-  // (An `options` parameter in the database URL replaces this one.)
-  const pipeline = new QueryPipeline({ ...statements, options: GENERIC_PLANS }, poolSize, timeoutMs);
+  const pipeline = new QueryPipeline(pipelineClientConfig(statements), poolSize, timeoutMs);
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...queryLog(options.onQuery) });
   const maintenanceDb = new Kysely<DatabaseSchema>({
     dialect: new PostgresDialect({ pool: maintenancePool }),

@@ -49,15 +49,8 @@ export const SQLITE_MEMORY = ':memory:';
 // Page cache during a bulk load, in KiB (a negative cache_size counts KiB): 256 MiB.
 const BULK_LOAD_CACHE_KIB = -262_144;
 
-/**
- * Opens (creating if needed) a SQLite database in WAL mode. `synchronous = FULL` makes every commit durable
- * before it returns, so an acknowledged update survives a crash of the process or of the machine.
- */
-export function openSqliteStore(path: string, options: StoreOptions = {}): OpenedStore {
-  if (path !== SQLITE_MEMORY) {
-    mkdirSync(dirname(path), { recursive: true });
-  }
-  const database = new Database(path);
+/** Sets the store's connection up: durable WAL commits, foreign keys, and the deadline of a wait for a lock. */
+export function configureConnection(database: Database.Database, timeoutMs: number): void {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
@@ -68,8 +61,20 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   database.pragma('temp_store = MEMORY');
   // A lock held by another connection is waited for until the deadline; then the call fails as `busy`. (Group
   // commit, the path of every update, waits on timers instead, so that the event loop goes on meanwhile.)
-  const timeoutMs = Math.trunc(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   database.pragma(`busy_timeout = ${timeoutMs}`);
+}
+
+/**
+ * Opens (creating if needed) a SQLite database in WAL mode. `synchronous = FULL` makes every commit durable
+ * before it returns, so an acknowledged update survives a crash of the process or of the machine.
+ */
+export function openSqliteStore(path: string, options: StoreOptions = {}): OpenedStore {
+  if (path !== SQLITE_MEMORY) {
+    mkdirSync(dirname(path), { recursive: true });
+  }
+  const database = new Database(path);
+  const timeoutMs = Math.trunc(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  configureConnection(database, timeoutMs);
 
   const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
   type InsertRows = (chunks: Iterator<Record<string, unknown>[]>) => { inserted: number; done: boolean };
