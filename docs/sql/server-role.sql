@@ -4,8 +4,8 @@
 -- database; give the role a password or another way to log in as your platform requires. See docs/deploy.md.
 create role apikeys_server login;
 grant usage on schema public to apikeys_server;
--- The server reads organizations and admin keys, and creates, changes and reads API keys.
-grant select on organizations, admin_keys to apikeys_server;
+-- The server reads organizations, admin keys and verifier keys, and creates, changes and reads API keys.
+grant select on organizations, admin_keys, verifier_keys to apikeys_server;
 grant select, insert, update on api_keys to apikeys_server;
 -- The audit trail: append and read only.
 grant select, insert on audit_events to apikeys_server;

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { registerAdminKeys } from './commands/admin-keys.js';
 import { registerAudit } from './commands/api/audit-list.js';
 import { registerKeysGet } from './commands/api/keys-get.js';
 import { registerKeysHistory } from './commands/api/keys-history.js';
@@ -7,6 +6,7 @@ import { registerKeysIssue } from './commands/api/keys-issue.js';
 import { registerKeysList } from './commands/api/keys-list.js';
 import { registerKeysRotate } from './commands/api/keys-rotate.js';
 import { registerKeysUpdate } from './commands/api/keys-update.js';
+import { registerAdminKeys, registerVerifierKeys } from './commands/credential-keys.js';
 import { HELP_GROUPS, registerKeys } from './commands/keys.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOrgs } from './commands/orgs.js';
@@ -14,7 +14,7 @@ import { registerOrgs } from './commands/orgs.js';
 // One line per paragraph: commander wraps the help to the terminal's width.
 const DESCRIPTION = [
   'Command line of the API key administration service.',
-  'Database commands (operator): migrate, orgs, admin-keys, keys create, keys seed. They work directly on the ' +
+  'Database commands (operator): migrate, orgs, admin-keys, verifier-keys, keys create, keys seed. They work directly on the ' +
     "database named by DATABASE_URL, the same as the server's (default: SQLite at ./data/api-keys.sqlite), and " +
     'print one JSON document on stdout.',
   'API commands (admin): keys list, keys get, keys update, keys issue, keys rotate, keys history, audit list. They ' +
@@ -33,6 +33,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerOrgs(program);
   registerAdminKeys(program);
+  registerVerifierKeys(program);
   const keys = registerKeys(program);
   keys.commandsGroup(HELP_GROUPS.api);
   registerKeysList(keys);

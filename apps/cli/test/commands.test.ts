@@ -119,6 +119,40 @@ describe('apikeys commands on one database', () => {
       });
     });
 
+    it('verifier-keys create, disable and enable: a key that may only verify, stored as its hash only', async () => {
+      const created = await cli<AdminKeyOutput>('verifier-keys', 'create', '--name', 'gateway', '--org', acme.id);
+      const secret = created.key ?? '';
+      const disabled = await cli<AdminKeyOutput>('verifier-keys', 'disable', created.id);
+      const whileDisabled = await store.findCredential(hashSecret(secret));
+      const enabled = await cli<AdminKeyOutput>('verifier-keys', 'enable', created.id);
+
+      expect(created).toEqual({
+        id: expect.stringMatching(/^verifierkey_[A-Za-z0-9]{24}$/),
+        organization_id: acme.id,
+        name: 'gateway',
+        partial_key_hint: expectedHint(secret),
+        status: 'active',
+        key: expect.stringMatching(/^sk-vfy-[A-Za-z0-9]{49}$/),
+      });
+      expect(disabled).toEqual({ ...created, key: undefined, status: 'disabled' });
+      expect(whileDisabled).toMatchObject({
+        kind: 'verifier_key',
+        verifierKey: { id: created.id, status: 'disabled' },
+      });
+      expect(enabled).toMatchObject({ id: created.id, status: 'active' });
+      expect(await store.findCredential(hashSecret(secret))).toMatchObject({
+        kind: 'verifier_key',
+        verifierKey: { id: created.id, organizationId: acme.id, status: 'active' },
+      });
+      expectStoredAsHashOnly(secret);
+    });
+
+    it('verifier-keys disable of an unknown ID is a usage error', async () => {
+      await expect(cli('verifier-keys', 'disable', 'verifierkey_nosuchkey')).rejects.toThrow(
+        /verifier key verifierkey_nosuchkey does not exist/,
+      );
+    });
+
     it('keys create without options creates an active key of the default organization created by the CLI service account', async () => {
       const created = await cli<ApiKeyOutput>('keys', 'create', '--name', 'Production backend');
 

@@ -27,6 +27,7 @@ import { validateWithSpec } from './http/validate-with-spec.js';
 import type { Metrics } from './metrics/metrics.js';
 import { recordRequests } from './metrics/record-requests.js';
 import type { RequestLimiter } from './rate-limits/request-limiter.js';
+import type { KeyCache } from './verification/key-cache.js';
 
 export interface AppDependencies {
   store: Store;
@@ -39,6 +40,8 @@ export interface AppDependencies {
   readiness?: Readiness;
   /** Where requests are counted and timed; nothing is recorded (and nothing is paid for) when not given. */
   metrics?: Metrics | undefined;
+  /** What verification reads keys through (`startKeyCache`); the store itself when not given. */
+  keyCache?: KeyCache | undefined;
 }
 
 /** The OpenAPI document of each API version. */
@@ -65,6 +68,7 @@ export function createApp({
   limiter,
   readiness = new Readiness(store),
   metrics,
+  keyCache,
 }: AppDependencies): Express {
   const app = configuredExpress();
   const latest = documents[LATEST_API_VERSION];
@@ -81,9 +85,9 @@ export function createApp({
   api.use(exceptProbes(probes, requireApiVersion(API_VERSIONS)));
   api.use(exceptProbes(probes, authenticate(store, limiter)));
   if (limiter?.limitsRequests) {
-    api.use(exceptProbes(probes, limitRequests(limiter)));
+    api.use(exceptProbes(probes, limitRequests(limiter, latest)));
   }
-  const handlers = versionHandlers(servicesOn(store), readiness);
+  const handlers = versionHandlers(servicesOn(store, keyCache), readiness);
   const stagesOf = <V extends ApiVersion>(version: V): OperationStage[] => [
     strictQueryParameters(documents[version]),
     rejectTrailingSlash,

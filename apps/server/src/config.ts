@@ -2,6 +2,7 @@ import { DEFAULT_TIMEOUT_MS, parseDatabaseUrl, redactUrl, type StoreLocation } f
 import { z } from 'zod';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
 import type { RateLimitSettings } from './rate-limits/request-limiter.js';
+import { DEFAULT_KEY_CACHE, type KeyCacheSettings } from './verification/key-cache.js';
 
 /** The server's configuration, parsed once from the environment at start. */
 export interface Config {
@@ -29,6 +30,8 @@ export interface Config {
    * changes are then not recorded at all.
    */
   auditTrail: boolean;
+  /** What verification remembers of keys (see KeyCache). */
+  keyCache: KeyCacheSettings;
 }
 
 /** A configuration value that cannot be used; the message tells the operator which and why. */
@@ -62,6 +65,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_BURST: integer(1, 1_000_000_000, 100),
   AUTH_FAILURE_LIMIT_PER_MINUTE: integer(0, 1_000_000, 30),
   AUDIT_TRAIL: z.preprocess(unsetIfEmpty, z.enum(['on', 'off']).default('on')),
+  VERIFY_CACHE_MAX_KEYS: integer(0, 10_000_000, DEFAULT_KEY_CACHE.maxEntries),
+  VERIFY_CACHE_TTL_SECONDS: integer(1, 86_400, DEFAULT_KEY_CACHE.ttlMs / 1000),
+  VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: integer(1, 3_600, DEFAULT_KEY_CACHE.negativeTtlMs / 1000),
   REDIS_URL: z.preprocess(
     unsetIfEmpty,
     z
@@ -89,6 +95,9 @@ const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
   AUTH_FAILURE_LIMIT_PER_MINUTE: 'a whole number of failures a minute (0 turns the limit off)',
   REDIS_URL: 'redis://[user:password@]host:port[/db] or rediss://...',
   AUDIT_TRAIL: 'on or off (off records no change: only to measure what the audit trail costs)',
+  VERIFY_CACHE_MAX_KEYS: 'a whole number of secrets from 0 to 10000000 (0 turns the verification cache off)',
+  VERIFY_CACHE_TTL_SECONDS: 'a whole number of seconds from 1 to 86400',
+  VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: 'a whole number of seconds from 1 to 3600',
 };
 
 /** Parses and validates the environment; throws a ConfigError naming every bad variable. */
@@ -130,5 +139,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisUrl: parsed.data.REDIS_URL,
     },
     auditTrail: parsed.data.AUDIT_TRAIL === 'on',
+    keyCache: {
+      maxEntries: parsed.data.VERIFY_CACHE_MAX_KEYS,
+      ttlMs: parsed.data.VERIFY_CACHE_TTL_SECONDS * 1000,
+      negativeTtlMs: parsed.data.VERIFY_CACHE_NOT_FOUND_TTL_SECONDS * 1000,
+    },
   };
 }

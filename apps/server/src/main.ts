@@ -9,6 +9,7 @@ import { startMetricsServer } from './metrics/metrics-server.js';
 import { RequestLimiter } from './rate-limits/request-limiter.js';
 import { listen, shutdown } from './server.js';
 import { logStartupHints } from './startup-hints.js';
+import { startKeyCache } from './verification/key-cache.js';
 
 /** Starts the server: configuration, store, migrations, app, listen, and a graceful shutdown on signals. */
 async function main(): Promise<void> {
@@ -45,8 +46,9 @@ async function main(): Promise<void> {
     'rate limits',
   );
 
+  const keyCache = await startKeyCache(store, config.keyCache, logger);
   const readiness = new Readiness(store, { deadlineMs: config.databaseTimeoutMs });
-  const app = createApp({ store, logger, limiter, readiness, metrics });
+  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache });
   const metricsServer =
     config.metrics && metrics && (await startMetricsServer({ ...config.metrics, registry: metrics.registry }));
   if (metricsServer) {
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
       skipDelay = undefined;
     }
     await shutdown(server, config.shutdownGraceMs);
+    await keyCache.stop();
     await Promise.all([store.close(), limiter.close(), metricsServer?.close()]);
     logger.info('stopped');
     process.exit(0);

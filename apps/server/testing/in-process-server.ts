@@ -9,6 +9,7 @@ import type { LogLevel } from '../src/logger.js';
 import { instrumentStore } from '../src/metrics/instrument-store.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { type RateLimitSettings, RequestLimiter } from '../src/rate-limits/request-limiter.js';
+import { DEFAULT_KEY_CACHE, type KeyCacheSettings, startKeyCache } from '../src/verification/key-cache.js';
 import { createTestOrganization, type TestOrganization } from './fixtures.js';
 import { fetchText, type TextResponse } from './http.js';
 import { openTestStore } from './stores.js';
@@ -71,6 +72,8 @@ export async function startTestServer(
     metrics?: Metrics;
     /** `info` unless given; `debug` logs the probes' requests too. */
     logLevel?: LogLevel;
+    /** The verification cache's settings; the server's defaults unless given. */
+    keyCache?: KeyCacheSettings;
   } = {},
 ): Promise<TestServer> {
   const { metrics } = options;
@@ -82,7 +85,8 @@ export async function startTestServer(
   const limiter =
     options.rateLimits && new RequestLimiter(options.rateLimits, logger, metrics?.countRateLimitRejection);
   const readiness = new Readiness(store);
-  const app = createApp({ store, logger, limiter, readiness, metrics });
+  const keyCache = await startKeyCache(store, options.keyCache ?? DEFAULT_KEY_CACHE, logger);
+  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache });
   const server = await listen(app, { port: 0, host: '127.0.0.1', logger, readiness });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: adminKey } = await store.createAdminKey({
@@ -108,6 +112,7 @@ export async function startTestServer(
     request: (path, init) => fetchText(`${baseUrl}${path}`, init),
     async close() {
       await shutdown(server, 1000);
+      await keyCache.stop();
       await Promise.all([store.close(), limiter?.close()]);
     },
   };

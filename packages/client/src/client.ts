@@ -18,6 +18,7 @@ import type {
   CreateApiKeyBody,
   CreatedApiKey,
   GetApiKeyResponse,
+  KeyVerification,
   LatestApiVersion,
   ListApiKeysQuery,
   ListAuditEventsQuery,
@@ -124,6 +125,15 @@ export interface ApiKeysRotate<Version extends VersionWith<'rotateApiKey'> = Lat
   ): Promise<RotatedApiKey<Version>>;
 }
 
+/** `apiKeys.verify`, in the versions that have `verifyApiKey`. */
+export interface ApiKeysVerify<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> {
+  /**
+   * `verifyApiKey`: whether `secret` is a valid key of the caller's organization (`valid`, and `code` says why not),
+   * and which key it is. Callable with an admin key or a verifier key. Changes nothing, so it is retried like a read.
+   */
+  verify(secret: string, options?: RequestOptions): Promise<KeyVerification<Version>>;
+}
+
 /** The API versions that have the audit trail: `listAuditEvents` and `getAuditEvent` (v2026_10_21 on). */
 export type AuditTrailVersion = VersionWith<'listAuditEvents' | 'getAuditEvent'>;
 
@@ -146,6 +156,12 @@ export interface AuditEventsResource<Version extends AuditTrailVersion = LatestA
   retrieve(auditEventId: AuditEventId, options?: RequestOptions): Promise<AuditEvent<Version>>;
 }
 
+/** A client for a gateway's verifier key: `keys.verify` only, in the latest API version. */
+export interface VerifierClient {
+  readonly apiVersion: LatestApiVersion;
+  readonly keys: ApiKeysVerify<LatestApiVersion>;
+}
+
 /** `Methods` when every version of `Version` has the operation; nothing otherwise. */
 type IfOperation<Version extends ApiVersion, OperationId extends string, Methods> = [Version] extends [
   VersionWith<OperationId>,
@@ -155,11 +171,13 @@ type IfOperation<Version extends ApiVersion, OperationId extends string, Methods
 
 /**
  * The operations on the organization's API keys in an API version: `list`, `listAll`, `retrieve` and `update` in
- * every version; `create` and `rotate` only in a version that has `createApiKey` and `rotateApiKey` (v2026_10_21 on).
+ * every version; `create`, `rotate` and `verify` only in a version that has `createApiKey`, `rotateApiKey` and
+ * `verifyApiKey` (v2026_10_21 on).
  */
 export type ApiKeysResource<Version extends ApiVersion = LatestApiVersion> = ApiKeysReadWrite<Version> &
   IfOperation<Version, 'createApiKey', ApiKeysCreate<Version & VersionWith<'createApiKey'>>> &
-  IfOperation<Version, 'rotateApiKey', ApiKeysRotate<Version & VersionWith<'rotateApiKey'>>>;
+  IfOperation<Version, 'rotateApiKey', ApiKeysRotate<Version & VersionWith<'rotateApiKey'>>> &
+  IfOperation<Version, 'verifyApiKey', ApiKeysVerify<Version & VersionWith<'verifyApiKey'>>>;
 
 /** What every client has, whatever its API version. */
 export interface AdminClientBase<Version extends ApiVersion = LatestApiVersion> {
@@ -233,7 +251,8 @@ interface EveryVersionClient {
   readonly apiVersion: ApiVersion;
   readonly apiKeys: ApiKeysReadWrite<ApiVersion> &
     ApiKeysCreate<VersionWith<'createApiKey'>> &
-    ApiKeysRotate<VersionWith<'rotateApiKey'>>;
+    ApiKeysRotate<VersionWith<'rotateApiKey'>> &
+    ApiKeysVerify<VersionWith<'verifyApiKey'>>;
   readonly auditEvents: AuditEventsResource<AuditTrailVersion>;
 }
 
@@ -293,6 +312,8 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
   const lifecycleHttp = createClient<ClientPathsOf<VersionWith<'createApiKey' | 'rotateApiKey'>>>(config);
   // And typed with the versions that have the audit trail; used only when `apiVersion` is one.
   const auditHttp = createClient<ClientPathsOf<AuditTrailVersion>>(config);
+  // And with the versions that have verification; used only when `apiVersion` is one.
+  const verifyHttp = createClient<ClientPathsOf<VersionWith<'verifyApiKey'>>>(config);
 
   /**
    * Runs one operation through the retrying transport and returns its parsed body with the final response; turns
@@ -417,6 +438,15 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
       );
       return data;
     },
+
+    async verify(secret, requestOptions) {
+      checkAvailable('apiKeys.verify', 'verifyApiKey');
+      const key = checkText('secret', secret);
+      const { data } = await call(requestOptions, (init) =>
+        verifyHttp.POST('/v1/keys/verify', { body: { key }, ...init }),
+      );
+      return data;
+    },
   };
 
   async function listAuditEvents(
@@ -455,4 +485,13 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
   };
 
   return { apiVersion, apiKeys, auditEvents };
+}
+
+/**
+ * Creates a client for a gateway: `keys.verify(secret)` with a verifier key (`sk-vfy-...`; an admin key works too),
+ * in the latest API version, with the same transport as `createAdminClient` (retries, deadlines, typed errors).
+ */
+export function createVerifierClient(options: Omit<AdminClientOptions, 'apiVersion' | 'version'>): VerifierClient {
+  const client = createAdminClient({ ...options, apiVersion: LATEST_API_VERSION });
+  return { apiVersion: client.apiVersion, keys: { verify: client.apiKeys.verify } };
 }

@@ -6,13 +6,16 @@ export {
   type ApiKeysReadWrite,
   type ApiKeysResource,
   type ApiKeysRotate,
+  type ApiKeysVerify,
   type AuditEventsResource,
   type AuditTrailVersion,
   createAdminClient,
+  createVerifierClient,
   DEFAULT_API_VERSION,
   DEFAULTS,
   hasOperation,
   type RequestOptions,
+  type VerifierClient,
 } from './client.js';
 export {
   ApiError,

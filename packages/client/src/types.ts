@@ -98,6 +98,14 @@ export type RotatedApiKey<Version extends VersionWith<'rotateApiKey'> = LatestAp
   OperationOf<Version, 'rotateApiKey'>
 >;
 
+/** The body of a `200` from `verifyApiKey` (v2026_10_21 on): `valid`, `code`, and the key when it was found. */
+export type KeyVerification<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> = JsonResultOf<
+  OperationOf<Version, 'verifyApiKey'>
+>;
+/** Why a secret is or is not valid: `VALID`, `NOT_FOUND`, `INACTIVE`, `ARCHIVED` or `EXPIRED`. */
+export type VerificationCode<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> =
+  KeyVerification<Version>['code'];
+
 /** An audit event (v2026_10_21 on): one change to a key, an admin key or the organization. */
 export type AuditEvent<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> = JsonResultOf<
   OperationOf<Version, 'getAuditEvent'>

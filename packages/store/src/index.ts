@@ -12,7 +12,7 @@ export {
 export { DEFAULT_ORGANIZATION } from './organizations.js';
 export { openPostgresStore } from './postgres/open-postgres-store.js';
 export { newId, randomBase62 } from './random.js';
-export { hashSecret, SECRET_PREFIX, type SecretKind, secretForm } from './secrets.js';
+export { checksumOf, hashSecret, SECRET_PREFIX, type SecretKind, secretForm, secretKind } from './secrets.js';
 export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
 export { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';

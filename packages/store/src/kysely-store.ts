@@ -26,6 +26,7 @@ import {
   toAuditEvent,
 } from './audit-events.js';
 import { isPostgres } from './dialect.js';
+import { KeyChangeHub } from './key-changes.js';
 import { migrationProvider } from './migrations/index.js';
 import { type PreparedQuery, PreparedQueryCache, type SlotFunction } from './prepared-query.js';
 import { newId } from './random.js';
@@ -37,8 +38,9 @@ import {
   type BulkTable,
   type BulkTables,
   type DatabaseSchema,
+  type VerifierKeysTable,
 } from './schema.js';
-import { hashesEqual, issueSecret } from './secrets.js';
+import { hashesEqual, issueSecret, type SecretKind } from './secrets.js';
 import { seedRows } from './seed.js';
 import { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';
 import { nowMicros } from './time.js';
@@ -53,9 +55,13 @@ import type {
   ConnectionPoolStats,
   CreatedAdminKey,
   CreatedApiKey,
+  CreatedVerifierKey,
   Credential,
   EffectiveApiKeyStatus,
   EpochMicros,
+  KeyChange,
+  KeyChangeListener,
+  KeyOfSecret,
   ListApiKeysQuery,
   ListApiKeysResult,
   ListAuditEventsQuery,
@@ -68,6 +74,8 @@ import type {
   SeedAuditEventsOptions,
   SeedOptions,
   Store,
+  VerifierKeyRecord,
+  VerifierKeyStatus,
 } from './types.js';
 
 /** The few things that differ between database engines; everything else is one Kysely implementation. */
@@ -93,6 +101,13 @@ export interface DialectAdapter {
   writeRows(statements: readonly { sql: string; parameters: unknown[] }[]): Promise<unknown[][]>;
   /** How busy the engine's connection pools are; absent for an engine without pools. */
   poolStats?(): ConnectionPoolStats[];
+  /**
+   * Tells the other processes on this database that a key changed, once the change has committed. Best effort: a
+   * process that misses it serves what it read until its cache's time to live runs out.
+   */
+  announceKeyChange(change: KeyChange): Promise<void>;
+  /** Listens for the other processes' changes (see `Store.watchKeyChanges`); resolves with the function that stops. */
+  watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>>;
   /** Releases the engine's connections. */
   close(): Promise<void>;
 }
@@ -114,6 +129,11 @@ const API_KEY_COLUMNS = [
 
 const ADMIN_KEY_COLUMNS = ['id', 'organization_id', 'name', 'partial_key_hint', 'status', 'secret_hash'] as const;
 
+const VERIFIER_KEY_COLUMNS = ADMIN_KEY_COLUMNS;
+
+/** What a verification reads of a key: its organization, its hash (compared again in constant time), the key. */
+const KEY_OF_SECRET_COLUMNS = ['organization_id', 'secret_hash', ...API_KEY_COLUMNS] as const;
+
 const ORGANIZATION_COLUMNS = ['id', 'name', 'default_workspace_id as defaultWorkspaceId'] as const;
 
 /** An admin key row as column values, in the order of `ADMIN_KEY_COLUMNS`. */
@@ -123,6 +143,16 @@ type AdminKeyValues = [
   name: string,
   partial_key_hint: string,
   status: AdminKeysTable['status'],
+  secret_hash: string,
+];
+
+/** A verifier key row as column values, in the order of `VERIFIER_KEY_COLUMNS`. */
+type VerifierKeyValues = [
+  id: string,
+  organization_id: string,
+  name: string,
+  partial_key_hint: string,
+  status: VerifierKeysTable['status'],
   secret_hash: string,
 ];
 
@@ -242,6 +272,18 @@ function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return apiKeyFromValues(API_KEY_COLUMNS.map((column) => row[column]) as ApiKeyValues);
+}
+
+function toVerifierKey(
+  row: Pick<VerifierKeysTable, 'id' | 'organization_id' | 'name' | 'partial_key_hint' | 'status'>,
+): VerifierKeyRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    name: row.name,
+    partialKeyHint: row.partial_key_hint,
+    status: row.status,
+  };
 }
 
 /**
@@ -387,16 +429,56 @@ export class KyselyStore implements Store {
     private readonly adapter: DialectAdapter,
     private readonly prepared = new PreparedQueryCache(),
     private readonly recordsChanges = true,
+    private readonly keyChanges = new KeyChangeHub(),
+    /** In a transaction's store: the changes to keys made in it, announced once it has committed. */
+    private readonly uncommittedKeyChanges: KeyChange[] = [],
   ) {}
+
+  /** A store of the transaction `trx`, sharing everything else with this one. */
+  private inside(trx: Kysely<DatabaseSchema>): KyselyStore {
+    return new KyselyStore(trx, this.adapter, this.prepared, this.recordsChanges, this.keyChanges);
+  }
+
+  /** Announces a change to a key: now, or once the transaction it was made in has committed. */
+  private keyChanged(change: KeyChange): void {
+    if (this.db.isTransaction) {
+      this.uncommittedKeyChanges.push(change);
+      return;
+    }
+    this.announce([change]);
+  }
+
+  private announce(changes: readonly KeyChange[]): void {
+    for (const change of changes) {
+      this.keyChanges.publish({ type: 'changed', change });
+      this.adapter.announceKeyChange(change).catch(() => {});
+    }
+  }
+
+  async watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>> {
+    const unsubscribe = this.keyChanges.subscribe(listener);
+    const stop = await this.adapter.watchKeyChanges(listener).catch((error: unknown) => {
+      unsubscribe();
+      throw error;
+    });
+    return async () => {
+      unsubscribe();
+      await stop();
+    };
+  }
 
   /** Runs `work` on this store in a transaction (the one already open, if any). */
   private async inTransaction<T>(work: (store: KyselyStore) => Promise<T>): Promise<T> {
     if (this.db.isTransaction) {
       return work(this);
     }
-    return this.db
-      .transaction()
-      .execute((trx) => work(new KyselyStore(trx, this.adapter, this.prepared, this.recordsChanges)));
+    let inside: KyselyStore | undefined;
+    const result = await this.db.transaction().execute((trx) => {
+      inside = this.inside(trx);
+      return work(inside);
+    });
+    this.announce(inside?.uncommittedKeyChanges ?? []);
+    return result;
   }
 
   /**
@@ -537,6 +619,7 @@ export class KyselyStore implements Store {
         .returning(ADMIN_KEY_COLUMNS)
         .executeTakeFirstOrThrow();
       const adminKey = toAdminKey(row);
+      store.keyChanged({ kind: 'admin_key', id });
       await store.recordEvent(
         {
           organizationId: adminKey.organizationId,
@@ -551,28 +634,97 @@ export class KyselyStore implements Store {
     });
   }
 
-  async findCredential(secretHash: string): Promise<Credential> {
-    const adminQuery = this.prepared.get<'hash'>('admin key by hash', (slot) =>
-      this.db.selectFrom('admin_keys').select(ADMIN_KEY_COLUMNS).where('secret_hash', '=', slot('hash')),
-    );
-    const [admin] = await this.run(adminQuery, { hash: secretHash });
-    if (admin) {
-      const [id, organizationId, name, partialKeyHint, status, storedHash] = admin as AdminKeyValues;
-      if (hashesEqual(storedHash, secretHash)) {
-        return { kind: 'admin_key', adminKey: { id, organizationId, name, partialKeyHint, status } };
-      }
-    }
-    const apiKeyQuery = this.prepared.get<'hash'>('API key by hash', (slot) =>
-      this.db.selectFrom('api_keys').select(['organization_id', 'secret_hash']).where('secret_hash', '=', slot('hash')),
-    );
-    const [apiKey] = await this.run(apiKeyQuery, { hash: secretHash });
-    if (apiKey) {
-      const [organizationId, storedHash] = apiKey as [string, string];
-      if (hashesEqual(storedHash, secretHash)) {
-        return { kind: 'api_key', organizationId };
+  async findCredential(secretHash: string, kind?: SecretKind): Promise<Credential> {
+    const lookups: Record<SecretKind, () => Promise<Credential | undefined>> = {
+      admin: async () => {
+        const [row] = await this.run(this.byHash('admin_keys', ADMIN_KEY_COLUMNS), { hash: secretHash });
+        if (!row) {
+          return undefined;
+        }
+        const [id, organizationId, name, partialKeyHint, status, storedHash] = row as AdminKeyValues;
+        return hashesEqual(storedHash, secretHash)
+          ? { kind: 'admin_key', adminKey: { id, organizationId, name, partialKeyHint, status } }
+          : undefined;
+      },
+      verifier: async () => {
+        const [row] = await this.run(this.byHash('verifier_keys', VERIFIER_KEY_COLUMNS), { hash: secretHash });
+        if (!row) {
+          return undefined;
+        }
+        const [id, organizationId, name, partialKeyHint, status, storedHash] = row as VerifierKeyValues;
+        return hashesEqual(storedHash, secretHash)
+          ? { kind: 'verifier_key', verifierKey: { id, organizationId, name, partialKeyHint, status } }
+          : undefined;
+      },
+      apiKey: async () => {
+        const [row] = await this.run(this.byHash('api_keys', ['organization_id', 'secret_hash'] as const), {
+          hash: secretHash,
+        });
+        if (!row) {
+          return undefined;
+        }
+        const [organizationId, storedHash] = row as [string, string];
+        return hashesEqual(storedHash, secretHash) ? { kind: 'api_key', organizationId } : undefined;
+      },
+    };
+    for (const lookup of kind ? [lookups[kind]] : Object.values(lookups)) {
+      const credential = await lookup();
+      if (credential) {
+        return credential;
       }
     }
     return { kind: 'unknown' };
+  }
+
+  /** The prepared lookup of a key table's row by its secret's hash. */
+  private byHash<Table extends 'admin_keys' | 'verifier_keys' | 'api_keys'>(
+    table: Table,
+    columns: readonly string[],
+  ): PreparedQuery<'hash'> {
+    return this.prepared.get<'hash'>(`${table} by hash:${columns.join()}`, (slot) =>
+      this.db
+        .selectFrom(table as 'admin_keys')
+        .select(columns as unknown as (typeof ADMIN_KEY_COLUMNS)[number][])
+        .where('secret_hash', '=', slot('hash')),
+    );
+  }
+
+  async findApiKeyBySecretHash(secretHash: string): Promise<KeyOfSecret | undefined> {
+    const [row] = await this.run(this.byHash('api_keys', KEY_OF_SECRET_COLUMNS), { hash: secretHash });
+    if (!row) {
+      return undefined;
+    }
+    const [organizationId, storedHash, ...values] = row as [string, string, ...ApiKeyValues];
+    return hashesEqual(storedHash, secretHash) ? { organizationId, apiKey: apiKeyFromValues(values) } : undefined;
+  }
+
+  async createVerifierKey(input: { organizationId: string; name: string }): Promise<CreatedVerifierKey> {
+    const issued = issueSecret('verifier');
+    const row = {
+      id: newId('verifierkey'),
+      organization_id: input.organizationId,
+      name: input.name,
+      secret_hash: issued.hash,
+      partial_key_hint: issued.hint,
+      status: 'active' as const,
+      created_at: nowMicros(),
+    };
+    await this.db.insertInto('verifier_keys').values(row).execute();
+    return { verifierKey: toVerifierKey(row), secret: issued.secret };
+  }
+
+  async setVerifierKeyStatus(id: string, status: VerifierKeyStatus): Promise<VerifierKeyRecord | undefined> {
+    const row = await this.db
+      .updateTable('verifier_keys')
+      .set({ status })
+      .where('id', '=', id)
+      .returning(['id', 'organization_id', 'name', 'partial_key_hint', 'status'])
+      .executeTakeFirst();
+    if (!row) {
+      return undefined;
+    }
+    this.keyChanged({ kind: 'verifier_key', id });
+    return toVerifierKey(row);
   }
 
   async createApiKey(input: NewApiKey, context = OPERATOR_CHANGES): Promise<CreatedApiKey> {
@@ -654,11 +806,7 @@ export class KyselyStore implements Store {
       throw new TypeError('the grace period must be a whole number of microseconds, zero or more');
     }
     if (!this.db.isTransaction) {
-      return this.db
-        .transaction()
-        .execute((trx) =>
-          new KyselyStore(trx, this.adapter, this.prepared, this.recordsChanges).rotateApiKey(input, context),
-        );
+      return this.inTransaction((store) => store.rotateApiKey(input, context));
     }
     let read = this.db
       .selectFrom('api_keys')
@@ -719,6 +867,7 @@ export class KyselyStore implements Store {
       },
       context,
     );
+    this.keyChanged({ kind: 'api_key', id });
     return { kind: 'rotated', created, previous };
   }
 
@@ -883,7 +1032,11 @@ export class KyselyStore implements Store {
         : [this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, slot)), update];
     }
     const [row] = await this.write(statements.map((query) => ({ query, values })));
-    return row && apiKeyFromValues(row as ApiKeyValues);
+    if (!row) {
+      return undefined;
+    }
+    this.keyChanged({ kind: 'api_key', id });
+    return apiKeyFromValues(row as ApiKeyValues);
   }
 
   /**

@@ -8,6 +8,7 @@ import type {
   CreatorType,
   EpochMicros,
   Principal,
+  VerifierKeyStatus,
 } from './types.js';
 
 /** Timestamps are integer microseconds since the Unix epoch in every dialect. */
@@ -27,6 +28,17 @@ export interface AdminKeysTable {
   secret_hash: string;
   partial_key_hint: string;
   status: AdminKeyStatus;
+  created_at: Micros;
+}
+
+/** Verifier keys: like admin keys, but they may only verify API keys' secrets. */
+export interface VerifierKeysTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  secret_hash: string;
+  partial_key_hint: string;
+  status: VerifierKeyStatus;
   created_at: Micros;
 }
 
@@ -131,6 +143,7 @@ export interface DatabaseSchema {
   admin_keys: AdminKeysTable;
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
+  verifier_keys: VerifierKeysTable;
 }
 
 /** The tables that bulk seeding fills, by the type of their rows. */

@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { BASE62_ALPHABET, randomBase62 } from './random.js';
 
-/** Fixed prefixes that tell an admin key from a regular API key at a glance. */
+/** Fixed prefixes that tell an admin key, a regular API key and a verifier key apart at a glance. */
 export const SECRET_PREFIX = {
   admin: 'sk-adm-',
   apiKey: 'sk-api-',
+  verifier: 'sk-vfy-',
 } as const;
 
 export type SecretKind = keyof typeof SECRET_PREFIX;
@@ -63,6 +64,16 @@ export function secretForm(secret: string): 'checksummed' | 'legacy' | 'mistyped
     return 'legacy';
   }
   return checksumOf(secret.slice(0, -CHECKSUM_LENGTH)) === checksum ? 'checksummed' : 'mistyped';
+}
+
+/** The kind of key a secret's prefix names, or undefined for none: says which table may hold it, nothing more. */
+export function secretKind(secret: string): SecretKind | undefined {
+  for (const [kind, prefix] of Object.entries(SECRET_PREFIX) as [SecretKind, string][]) {
+    if (secret.startsWith(prefix)) {
+      return kind;
+    }
+  }
+  return undefined;
 }
 
 /** SHA-256 of the secret, hex-encoded. Secrets carry 256 bits of randomness, so a fast hash is sufficient. */

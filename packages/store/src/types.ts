@@ -1,3 +1,5 @@
+import type { SecretKind } from './secrets.js';
+
 /** Integer microseconds since the Unix epoch: exact, portable between engines and cheap to compare. */
 export type EpochMicros = number;
 
@@ -16,6 +18,9 @@ export type EffectiveApiKeyStatus = ApiKeyStatus | 'expired';
 
 /** Whether an admin key may call the admin API. */
 export type AdminKeyStatus = 'active' | 'disabled';
+
+/** Whether a verifier key may verify API keys' secrets. */
+export type VerifierKeyStatus = 'active' | 'disabled';
 
 /** The kind of actor that created an API key. */
 export type CreatorType = 'user' | 'service_account';
@@ -56,6 +61,15 @@ export interface AdminKeyRecord {
   name: string;
   partialKeyHint: string;
   status: AdminKeyStatus;
+}
+
+/** A verifier key as stored: like an admin key, but it may only verify API keys' secrets. */
+export interface VerifierKeyRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  partialKeyHint: string;
+  status: VerifierKeyStatus;
 }
 
 /** An API key as stored, without its secret (only its hash is stored, and never leaves the store). */
@@ -284,6 +298,18 @@ export interface CreatedAdminKey {
   secret: string;
 }
 
+/** A created verifier key with its secret, which exists only in this value and is never stored. */
+export interface CreatedVerifierKey {
+  verifierKey: VerifierKeyRecord;
+  secret: string;
+}
+
+/** An API key found by its secret's hash, and the organization it belongs to: what a verification answers from. */
+export interface KeyOfSecret {
+  organizationId: string;
+  apiKey: ApiKeyRecord;
+}
+
 /**
  * What `seedApiKeys` makes: keys spread evenly over the statuses, workspaces and users; about 3% of them expired
  * already, 10% expiring a day to a year from now, the others never; 2% bound to a principal (the user who created
@@ -309,8 +335,23 @@ export interface SeedOptions {
 /** What a secret (by its hash) turned out to be. */
 export type Credential =
   | { kind: 'admin_key'; adminKey: AdminKeyRecord }
+  | { kind: 'verifier_key'; verifierKey: VerifierKeyRecord }
   | { kind: 'api_key'; organizationId: string }
   | { kind: 'unknown' };
+
+/** A key whose answer to a verification or an authentication may have changed. */
+export interface KeyChange {
+  kind: 'api_key' | 'admin_key' | 'verifier_key';
+  id: string;
+}
+
+/**
+ * What a watcher of key changes hears: one change, or `reset` when changes may have been missed (the connection
+ * that brings them was lost, or another process changed a SQLite file): whatever was read before may be stale.
+ */
+export type KeyChangeEvent = { type: 'changed'; change: KeyChange } | { type: 'reset' };
+
+export type KeyChangeListener = (event: KeyChangeEvent) => void;
 
 /** One connection pool of a store at one moment. */
 export interface ConnectionPoolStats {
@@ -348,8 +389,17 @@ export interface Store {
 
   createAdminKey(input: { organizationId: string; name: string }, context?: ChangeContext): Promise<CreatedAdminKey>;
   setAdminKeyStatus(id: string, status: AdminKeyStatus, context?: ChangeContext): Promise<AdminKeyRecord | undefined>;
-  /** Finds what a secret hash belongs to: an admin key, a regular API key, or nothing. */
-  findCredential(secretHash: string): Promise<Credential>;
+  /**
+   * Finds what a secret hash belongs to: an admin key, a verifier key, a regular API key, or nothing. With `kind`
+   * (from the secret's prefix), only keys of that kind are looked at.
+   */
+  findCredential(secretHash: string, kind?: SecretKind): Promise<Credential>;
+
+  /** Creates a verifier key of the organization (not audited: the trail records API keys and admin keys). */
+  createVerifierKey(input: { organizationId: string; name: string }): Promise<CreatedVerifierKey>;
+  setVerifierKeyStatus(id: string, status: VerifierKeyStatus): Promise<VerifierKeyRecord | undefined>;
+  /** The API key whose secret has this hash, in whichever organization, or undefined. */
+  findApiKeyBySecretHash(secretHash: string): Promise<KeyOfSecret | undefined>;
 
   /** Creates a key in the organization; `organization` scope without a principal is a TypeError. */
   createApiKey(input: NewApiKey, context?: ChangeContext): Promise<CreatedApiKey>;
@@ -386,6 +436,14 @@ export interface Store {
    * chunks and cannot run inside `transaction()`. Returns the number created.
    */
   seedAuditEvents(options: SeedAuditEventsOptions): Promise<number>;
+
+  /**
+   * Calls `listener` for each change to an API key, admin key or verifier key made by any process on this database,
+   * once it has committed: at once for this store's own, and as soon as the engine tells of the others' (PostgreSQL:
+   * notifications; SQLite: a poll of the file's version, which says only that something changed: `reset`). Resolves
+   * once listening, with the function that stops it.
+   */
+  watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>>;
 
   /** Runs a trivial query, within the store's deadline: resolves when the database answers. */
   ping(): Promise<void>;

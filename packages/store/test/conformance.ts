@@ -46,6 +46,7 @@ const ROTATOR = { type: 'service_account', id: 'svcacct_rotator' } as const;
 /** A moment some keys of the rotation tests expire at. */
 const T_ROTATION = 1_800_000_000_000_000;
 const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{49}$/;
+const VERIFIER_SECRET = /^sk-vfy-[A-Za-z0-9]{49}$/;
 const SEED_COUNT = 2000;
 /** A seeded key's hint has the shape of a real API key's: prefix, four characters, `...`, four characters. */
 const SEEDED_HINT = /^sk-api-[A-Za-z0-9]{4}\.\.\.[A-Za-z0-9]{4}$/;
@@ -540,6 +541,68 @@ export function describeStoreConformance(
         expect(await store.findCredential(hashSecret(nearMiss))).toEqual({ kind: 'unknown' });
         expect(await store.findCredential(secret)).toEqual({ kind: 'unknown' });
         expect(await store.findCredential(adminSecret)).toEqual({ kind: 'unknown' });
+      });
+    });
+
+    describe('verifier keys and verification lookups', () => {
+      it('createVerifierKey returns the secret once; findCredential finds the verifier key by its hash', async () => {
+        const organizationId = await newOrganization();
+
+        const { verifierKey, secret } = await store.createVerifierKey({ organizationId, name: 'gateway' });
+
+        expect(secret).toMatch(VERIFIER_SECRET);
+        expect(verifierKey).toEqual({
+          id: expect.stringMatching(/^verifierkey_[A-Za-z0-9]{24}$/),
+          organizationId,
+          name: 'gateway',
+          partialKeyHint: expectedHint(secret),
+          status: 'active',
+        });
+        expect(await store.findCredential(hashSecret(secret))).toEqual({ kind: 'verifier_key', verifierKey });
+        expect(await store.findCredential(hashSecret(secret), 'verifier')).toEqual({
+          kind: 'verifier_key',
+          verifierKey,
+        });
+      });
+
+      it('setVerifierKeyStatus disables and re-enables a verifier key; an unknown one is undefined', async () => {
+        const organizationId = await newOrganization();
+        const { verifierKey, secret } = await store.createVerifierKey({ organizationId, name: 'gateway' });
+
+        const disabled = await store.setVerifierKeyStatus(verifierKey.id, 'disabled');
+        const found = await store.findCredential(hashSecret(secret), 'verifier');
+        const enabled = await store.setVerifierKeyStatus(verifierKey.id, 'active');
+
+        expect(disabled).toEqual({ ...verifierKey, status: 'disabled' });
+        expect(found).toEqual({ kind: 'verifier_key', verifierKey: disabled });
+        expect(enabled).toEqual(verifierKey);
+        expect(await store.setVerifierKeyStatus('verifierkey_doesnotexist', 'disabled')).toBeUndefined();
+      });
+
+      it('findCredential with a kind looks only at keys of that kind', async () => {
+        const organizationId = await newOrganization();
+        const { secret } = await newKey(organizationId);
+        const { secret: adminSecret } = await store.createAdminKey({ organizationId, name: 'ops' });
+
+        expect(await store.findCredential(hashSecret(secret), 'apiKey')).toEqual({ kind: 'api_key', organizationId });
+        expect(await store.findCredential(hashSecret(secret), 'admin')).toEqual({ kind: 'unknown' });
+        expect(await store.findCredential(hashSecret(adminSecret), 'verifier')).toEqual({ kind: 'unknown' });
+        expect(await store.findCredential(hashSecret(adminSecret), 'admin')).toMatchObject({ kind: 'admin_key' });
+      });
+
+      it('findApiKeyBySecretHash finds the key of a secret, in whichever organization, as getApiKey reads it', async () => {
+        const organizationId = await newOrganization();
+        const other = await newOrganization('other');
+        const { apiKey, secret } = await newKey(organizationId, { status: 'inactive' });
+        const { secret: adminSecret } = await store.createAdminKey({ organizationId: other, name: 'ops' });
+
+        expect(await store.findApiKeyBySecretHash(hashSecret(secret))).toEqual({
+          organizationId,
+          apiKey: await store.getApiKey(organizationId, apiKey.id),
+        });
+        expect(await store.findApiKeyBySecretHash(hashSecret(adminSecret))).toBeUndefined();
+        expect(await store.findApiKeyBySecretHash(hashSecret('sk-api-unknown'))).toBeUndefined();
+        expect(await store.findApiKeyBySecretHash(secret)).toBeUndefined();
       });
     });
 

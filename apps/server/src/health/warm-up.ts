@@ -22,6 +22,7 @@ export type WarmUpReport = WarmUpResult[];
 const WARM_UP_CALLER: Caller = {
   organizationId: 'org_warmup',
   defaultWorkspaceId: async () => 'wrkspc_warmup',
+  kind: 'admin_key',
   adminKeyId: 'adminkey_warmup',
 };
 /** What fills every path parameter: no key has this ID. */

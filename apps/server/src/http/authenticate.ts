@@ -1,20 +1,38 @@
-import { hashSecret, type Store, secretForm } from '@apikeys/store';
+import { hashSecret, type Store, secretForm, secretKind } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
 import { DefaultWorkspaces } from '../domain/default-workspaces.js';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
 import { MISSING_CREDENTIAL_MESSAGES, presentedCredential } from './credentials.js';
 import { HttpError } from './errors/http-error.js';
 
-/** Who is calling: the admin key and the organization every operation of this request acts on. */
-export interface Caller {
+/** What every caller has: the organization every operation of this request acts on. */
+interface CallerOrganization {
   organizationId: string;
   /**
    * The real ID of the organization's default workspace (whose keys are stored with a null workspace), read when a
    * request first needs it and then kept: the first API version never shows it.
    */
   defaultWorkspaceId(): Promise<string>;
+}
+
+/** Who is calling with an admin key, which may call every operation. */
+export interface AdminCaller extends CallerOrganization {
+  kind: 'admin_key';
   adminKeyId: string;
 }
+
+/** Who is calling with a verifier key, which may call only the operations whose `security` lists verifier keys. */
+export interface VerifierCaller extends CallerOrganization {
+  kind: 'verifier_key';
+  verifierKeyId: string;
+}
+
+/** Who is calling. */
+export type Caller = AdminCaller | VerifierCaller;
+
+/** The ID of the caller's key: what its rate limit is counted by. */
+export const callerKeyId = (caller: Caller): string =>
+  caller.kind === 'admin_key' ? caller.adminKeyId : caller.verifierKeyId;
 
 /**
  * The 401 of a request without a valid admin key, or a 429 once its address has failed too often: the limiter
@@ -31,9 +49,10 @@ async function refuse(req: Request, limiter: RequestLimiter | undefined, message
 }
 
 /**
- * Authenticates the admin key in `x-api-key` or `Authorization: Bearer` (see `presentedCredential`). Keys are
- * looked up by their SHA-256 hash, never by the secret, and the stored hash is compared in constant time. A regular
- * API key is recognised and refused with 403.
+ * Authenticates the admin key or verifier key in `x-api-key` or `Authorization: Bearer` (see
+ * `presentedCredential`). Keys are looked up by their SHA-256 hash, never by the secret, in the table their prefix
+ * names, and the stored hash is compared in constant time. A regular API key is recognised and refused with 403.
+ * Which operations a verifier key may call is decided by the routes (`routesFromSpec`).
  */
 export function authenticate(store: Store, limiter?: RequestLimiter) {
   const defaultWorkspaces = new DefaultWorkspaces(store);
@@ -50,21 +69,30 @@ export function authenticate(store: Store, limiter?: RequestLimiter) {
         next(await refuse(req, limiter, `invalid ${presented.header}`));
         return;
       }
-      const credential = await store.findCredential(hashSecret(presented.secret));
+      const credential = await store.findCredential(hashSecret(presented.secret), secretKind(presented.secret));
       if (credential.kind === 'api_key') {
         const message = `this API requires an admin key; ${presented.header} holds a regular API key`;
         next(HttpError.of('permission_error', message));
         return;
       }
-      if (credential.kind === 'unknown' || credential.adminKey.status !== 'active') {
+      const key =
+        credential.kind === 'admin_key'
+          ? credential.adminKey
+          : credential.kind === 'verifier_key'
+            ? credential.verifierKey
+            : undefined;
+      if (key?.status !== 'active') {
         next(await refuse(req, limiter, `invalid ${presented.header}`));
         return;
       }
-      const caller: Caller = {
-        organizationId: credential.adminKey.organizationId,
-        defaultWorkspaceId: () => defaultWorkspaces.of(credential.adminKey.organizationId),
-        adminKeyId: credential.adminKey.id,
+      const organization = {
+        organizationId: key.organizationId,
+        defaultWorkspaceId: () => defaultWorkspaces.of(key.organizationId),
       };
+      const caller: Caller =
+        credential.kind === 'admin_key'
+          ? { ...organization, kind: 'admin_key', adminKeyId: key.id }
+          : { ...organization, kind: 'verifier_key', verifierKeyId: key.id };
       res.locals.caller = caller;
       next();
     } catch (error) {

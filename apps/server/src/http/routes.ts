@@ -1,17 +1,32 @@
 import type { ApiVersion, OperationIdOf } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
-import { Router as createRouter, type Router } from 'express';
+import { Router as createRouter, type NextFunction, type Request, type Response, type Router } from 'express';
+import { callerOf } from './authenticate.js';
+import { HttpError } from './errors/http-error.js';
 import { type OperationHandler, type OperationHandlers, toExpressHandler } from './typed-handler.js';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** One operation of the spec: its method, its path, its operationId, and whether it takes no credential. */
+/** The spec's security schemes of verifier keys: an operation that lists one accepts verifier keys. */
+const VERIFIER_KEY_SCHEMES = new Set(['VerifierKey', 'VerifierBearer']);
+
+/** One operation of the spec: its method, its path, its operationId, and who may call it. */
 export interface SpecOperation {
   method: (typeof HTTP_METHODS)[number];
   path: string;
   operationId: string;
   /** Declared with `security: []`: no credential (the probes). */
   public: boolean;
+  /** Its `security` lists a verifier key scheme: verifier keys may call it (admin keys may call every operation). */
+  acceptsVerifierKeys: boolean;
+  /** Counted against the caller's rate limit: every operation but those declared `x-rate-limited: false`. */
+  rateLimited: boolean;
+}
+
+interface OperationObject {
+  operationId?: string;
+  security?: Record<string, unknown>[];
+  'x-rate-limited'?: boolean;
 }
 
 /** A spec path (`/v1/organizations/api_keys/{api_key_id}`) as Express writes it (`.../:api_key_id`). */
@@ -24,9 +39,17 @@ export function specOperations(document: OpenApiDocument): SpecOperation[] {
   const found: SpecOperation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
-      const operation = item[method] as { operationId?: string; security?: unknown[] } | undefined;
+      const operation = item[method] as OperationObject | undefined;
       if (operation?.operationId) {
-        found.push({ method, path, operationId: operation.operationId, public: operation.security?.length === 0 });
+        const schemes = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+        found.push({
+          method,
+          path,
+          operationId: operation.operationId,
+          public: operation.security?.length === 0,
+          acceptsVerifierKeys: schemes.some((scheme) => VERIFIER_KEY_SCHEMES.has(scheme)),
+          rateLimited: operation['x-rate-limited'] !== false,
+        });
       }
     }
   }
@@ -40,13 +63,23 @@ export function routesFromSpec<V extends ApiVersion>(
 ): Router {
   // Paths match exactly as the spec writes them: no trailing slash, no other letter case.
   const router = createRouter({ strict: true, caseSensitive: true });
-  for (const { method, path, operationId } of specOperations(document)) {
+  for (const { method, path, operationId, public: open, acceptsVerifierKeys } of specOperations(document)) {
     const handler = handlers[operationId as OperationIdOf<V>];
     if (!handler) {
       throw new Error(`spec operation ${operationId} has no handler`);
     }
     // The operationId comes from the spec at run time, so the handler's exact operation type is not known here.
-    router[method](expressPath(path), toExpressHandler(handler as OperationHandler<V, OperationIdOf<V>>));
+    const handle = toExpressHandler(handler as OperationHandler<V, OperationIdOf<V>>);
+    router[method](expressPath(path), ...(open || acceptsVerifierKeys ? [] : [refuseVerifierKeys]), handle);
   }
   return router;
+}
+
+/** The 403 of a verifier key calling an operation that does not list verifier keys in its `security`. */
+function refuseVerifierKeys(_req: Request, res: Response, next: NextFunction): void {
+  if (callerOf(res)?.kind === 'verifier_key') {
+    next(HttpError.of('permission_error', 'a verifier key may only verify API keys (POST /v1/keys/verify)'));
+    return;
+  }
+  next();
 }

@@ -83,8 +83,14 @@ export type OperationHandler<V extends ApiVersion, K extends OperationIdOf<V>> =
 /** One handler for every operation of a version's document: a missing one is a compile error. */
 export type OperationHandlers<V extends ApiVersion> = { [K in OperationIdOf<V>]: OperationHandler<V, K> };
 
-/** The changes a request makes are the caller's admin key's, through this request and client. */
+/**
+ * The changes a request makes are the caller's admin key's, through this request and client. A verifier key reaches
+ * only operations that change nothing (the routes refuse it the others), so it has no change context.
+ */
 function changeContext(caller: Caller, req: Request, res: Response): ChangeContext {
+  if (caller.kind !== 'admin_key') {
+    throw new Error('a verifier key changes nothing');
+  }
   return {
     actor: { type: 'admin_key', id: caller.adminKeyId },
     requestId: requestIdOf(res),
@@ -104,7 +110,10 @@ export function toExpressHandler<V extends ApiVersion, K extends OperationIdOf<V
       const caller = callerOf(res);
       const result = await handler({
         caller,
-        changes: caller && changeContext(caller, req, res),
+        // Read by the handlers that change something, which only an admin key reaches.
+        get changes() {
+          return changeContext(caller, req, res);
+        },
         query: req.query as ValidatedQuery<V, K>,
         path: req.params as ParametersOf<V, K, 'path'>,
         body: req.body as RequestBodyOf<V, K>,

@@ -2,7 +2,7 @@ import { DatabaseUnavailableError, type Store } from '@apikeys/store';
 import { type Metrics, OTHER_DATABASE_ERROR } from './metrics.js';
 
 /** The Store methods that are timed one by one, each as a query kind named after the method. */
-type TimedMethod = Exclude<keyof Store, 'transaction' | 'poolStats' | 'close'>;
+type TimedMethod = Exclude<keyof Store, 'transaction' | 'poolStats' | 'close' | 'watchKeyChanges'>;
 
 // A Record, so that a method added to Store is a compile error here until it is timed (or excluded above).
 const TIMED_METHODS: Record<TimedMethod, true> = {
@@ -12,6 +12,9 @@ const TIMED_METHODS: Record<TimedMethod, true> = {
   createAdminKey: true,
   setAdminKeyStatus: true,
   findCredential: true,
+  createVerifierKey: true,
+  setVerifierKeyStatus: true,
+  findApiKeyBySecretHash: true,
   createApiKey: true,
   rotateApiKey: true,
   seedApiKeys: true,
@@ -58,6 +61,7 @@ export function instrumentStore(store: Store, metrics: Metrics): Store {
     ...methods,
     transaction: (work) => timed(metrics, 'transaction', () => store.transaction(work)),
     poolStats: () => store.poolStats(),
+    watchKeyChanges: (listener) => store.watchKeyChanges(listener),
     close: () => store.close(),
   };
 }

@@ -18,6 +18,7 @@ const INTRODUCED: Partial<Record<OperationIdOf<Latest>, readonly number[]>> = {
   rotateApiKey: [200, 400, 401, 403, 404, 413, 415, 429, 500, 503],
   listAuditEvents: [200, 400, 401, 403, 429, 500, 503],
   getAuditEvent: [200, 400, 401, 403, 404, 429, 500, 503],
+  verifyApiKey: [200, 400, 401, 403, 413, 415, 429, 500, 503],
 };
 
 const kebabCase = (operationId: string) => operationId.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);

@@ -12,12 +12,12 @@ import { DatabaseUnavailableError, type Store } from '@apikeys/store';
 import { expect, it, vi } from 'vitest';
 
 /**
- * The refusals every write operation of the latest version shares (401, 403, 413, 415, 429, 500, 503), each checked
+ * The refusals every POST operation of the latest version shares (401, 403, 413, 415, 429, 500, 503), each checked
  * to change nothing. An operation's contract test calls the one for each status inside its `describe('<status> ...')`
  * block, with how to send the operation.
  */
 export interface WriteOperation {
-  operationId: 'createApiKey' | 'rotateApiKey';
+  operationId: 'createApiKey' | 'rotateApiKey' | 'verifyApiKey';
   /** The server and the organization whose keys must not change. */
   context(): { server: TestServer; organizationId: string };
   /** The path of a request, made afresh for each case (a key to rotate, say). */

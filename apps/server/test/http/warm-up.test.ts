@@ -53,6 +53,8 @@ describe('the warm-up at start', () => {
       rotateApiKey: 404,
       listAuditEvents: 200,
       getAuditEvent: 404,
+      // As createApiKey: the body names no key.
+      verifyApiKey: 400,
     });
     expect(await snapshotKeys(store, organization.id)).toEqual(before);
     expect(logged.join('')).not.toMatch(/"level":50/);

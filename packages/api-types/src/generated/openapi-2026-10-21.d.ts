@@ -153,6 +153,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an API key
+         * @description Says whether `key` is the secret of a valid API key of the caller's organization, and which key it is (see
+         *     Verification). The caller is an admin key or a verifier key. Every outcome of the lookup is a `200`:
+         *     `valid` is true only with `code: VALID`; `key` is null only with `code: NOT_FOUND`. Never returns a secret
+         *     or its hash. Does not count against the caller's rate limit.
+         */
+        post: operations["verifyApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -505,6 +528,48 @@ export interface components {
             status?: "active" | "inactive" | "archived" | null;
             /** @description A new expiry, in the future; `null` removes the expiry (the key never expires). */
             expires_at?: components["schemas"]["ExpiresAt"] | null;
+        };
+        /** @description The secret to verify. Unknown fields are rejected. */
+        VerifyApiKeyRequest: {
+            /**
+             * @description The secret as the gateway received it. Any string up to 1,024 characters is looked at; one that is not
+             *     the secret of a key of the caller's organization is `NOT_FOUND`.
+             */
+            key: string;
+        };
+        /**
+         * @description The outcome: `VALID` (an `active` key that has not expired), `INACTIVE`, `ARCHIVED`, `EXPIRED` (its
+         *     `expires_at` has passed), or `NOT_FOUND` (no key of the caller's organization has this secret).
+         * @enum {string}
+         */
+        VerificationCode: "VALID" | "NOT_FOUND" | "INACTIVE" | "ARCHIVED" | "EXPIRED";
+        /** @description The key a verified secret belongs to, as it is at the time of the answer. Never its secret. */
+        VerifiedApiKey: {
+            /** @description Identifier of the API key. */
+            id: string;
+            /**
+             * @description Object type. Always `api_key`.
+             * @enum {string}
+             */
+            type: "api_key";
+            /** @description The organization the key belongs to (the caller's). */
+            organization_id: string;
+            /** @description Name of the key. */
+            name: string;
+            scope: components["schemas"]["ApiKeyScope"];
+            /** @description The actor the key acts as, or `null` when it is not bound to one. */
+            principal: components["schemas"]["ApiKeyPrincipal"] | null;
+            /** @description When the key expires, or `null` for never. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            status: components["schemas"]["ApiKeyStatus"];
+        };
+        /** @description Whether a secret is a valid key, why not, and which key it is. */
+        KeyVerification: {
+            /** @description True only when `code` is `VALID`. */
+            valid: boolean;
+            code: components["schemas"]["VerificationCode"];
+            /** @description The key, or `null` when `code` is `NOT_FOUND`. */
+            key: components["schemas"]["VerifiedApiKey"] | null;
         };
         /** @description The answer of the liveness probe. */
         Health: {
@@ -1179,6 +1244,47 @@ export interface operations {
             401: components["responses"]["AuthenticationError"];
             403: components["responses"]["PermissionError"];
             404: components["responses"]["AuditEventNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyApiKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
+                 *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
+                 *     the value sent and the supported versions.
+                 * @example 2026-10-21
+                 */
+                "vendor-version": components["parameters"]["VendorVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The verdict, and the key when the secret is one of the organization's keys. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyVerification"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationError"];
+            403: components["responses"]["PermissionError"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["ApiError"];
             503: components["responses"]["ServiceUnavailable"];

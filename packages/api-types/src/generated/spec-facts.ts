@@ -20,7 +20,7 @@ export const API_VERSION = "2023-06-01" satisfies ApiVersion;
 export const LATEST_API_VERSION = "2026-10-21" satisfies ApiVersion;
 
 /** For each operation, the version that introduced it; a request of an earlier version cannot call it. */
-export const OPERATION_INTRODUCED_IN = {"listApiKeys":"2023-06-01","getApiKey":"2023-06-01","updateApiKey":"2023-06-01","getHealth":"2023-06-01","getReadiness":"2023-06-01","createApiKey":"2026-10-21","rotateApiKey":"2026-10-21","listAuditEvents":"2026-10-21","getAuditEvent":"2026-10-21"} as const satisfies Record<
+export const OPERATION_INTRODUCED_IN = {"listApiKeys":"2023-06-01","getApiKey":"2023-06-01","updateApiKey":"2023-06-01","getHealth":"2023-06-01","getReadiness":"2023-06-01","createApiKey":"2026-10-21","rotateApiKey":"2026-10-21","listAuditEvents":"2026-10-21","getAuditEvent":"2026-10-21","verifyApiKey":"2026-10-21"} as const satisfies Record<
   string,
   ApiVersion
 >;

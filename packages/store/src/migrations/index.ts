@@ -5,6 +5,7 @@ import * as postgresListIndexes from './0003-postgres-list-indexes.js';
 import * as expiryPrincipalsDefaultWorkspaces from './0004-expiry-principals-default-workspaces.js';
 import * as auditEvents from './0005-audit-events.js';
 import * as auditEventsUnlockedOrganization from './0006-audit-events-unlocked-organization.js';
+import * as verifierKeys from './0007-verifier-keys.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-expiry-principals-default-workspaces': expiryPrincipalsDefaultWorkspaces,
   '0005-audit-events': auditEvents,
   '0006-audit-events-unlocked-organization': auditEventsUnlockedOrganization,
+  '0007-verifier-keys': verifierKeys,
 };
 
 /** Supplies the migrations from code, so they work the same from source, from a bundle and in tests. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { KEY_CHANGES_CHANNEL, keyChangePayload } from '../key-changes.js';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import {
   type ApiKeysTable,
@@ -19,6 +20,7 @@ import type { OpenedStore } from '../types.js';
 import { classifyingUnavailable } from '../unavailable.js';
 import { classifyPostgresError } from './classify-errors.js';
 import { connectDeadline, serverStatementDeadline } from './connection-deadlines.js';
+import { NOTIFY_KEY_CHANGE, watchNotifications } from './key-change-notifications.js';
 import { QueryPipeline } from './query-pipeline.js';
 import { RetiringPool } from './retiring-pool.js';
 
@@ -203,6 +205,10 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
         }
         return inserted;
       },
+      announceKeyChange: async (change) => {
+        await queryRows(NOTIFY_KEY_CHANGE, [KEY_CHANGES_CHANNEL, keyChangePayload(change)]);
+      },
+      watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, listener),
       poolStats: () => [
         { pool: 'pipeline', ...pipeline.stats() },
         { pool: 'transactions', ...pool.stats() },

@@ -10,7 +10,7 @@ import {
   queryLog,
   type StoreOptions,
 } from '../store-options.js';
-import type { OpenedStore } from '../types.js';
+import type { KeyChangeListener, OpenedStore } from '../types.js';
 import { classifyingUnavailable } from '../unavailable.js';
 import { classifySqliteError } from './classify-errors.js';
 import { GroupCommit, type Statement } from './group-commit.js';
@@ -41,6 +41,31 @@ function isWritable(database: Database.Database): boolean {
     }
     database.pragma(`busy_timeout = ${busyTimeout}`);
   }
+}
+
+/** How often a watcher of key changes reads the file's version: changes by other processes show within this. */
+export const DATA_VERSION_POLL_MS = 200;
+
+/**
+ * Calls `listener` with `reset` whenever another connection (the operator CLI, another process on the same file) has
+ * committed to the file: SQLite says only that something changed (`data_version`), never what. Reading it is a
+ * memory read, with no I/O. Resolves with the function that stops.
+ */
+function watchDataVersion(database: Database.Database, listener: KeyChangeListener): () => Promise<void> {
+  const read = () => Number(database.pragma('data_version', { simple: true }));
+  let version = read();
+  const timer = setInterval(() => {
+    if (!database.open) {
+      return;
+    }
+    const now = read();
+    if (now !== version) {
+      version = now;
+      listener({ type: 'reset' });
+    }
+  }, DATA_VERSION_POLL_MS);
+  timer.unref();
+  return async () => clearInterval(timer);
 }
 
 /** The in-memory database path understood by SQLite. */
@@ -169,6 +194,9 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
       insertRows: async (table, chunks) => bulkInsert(table, chunks as Iterable<Record<string, unknown>[]>),
       queryRows,
       writeRows: (statements) => groupCommit.write(statements),
+      // This store's own changes reach its watchers directly; another process's show in the file's version.
+      announceKeyChange: async () => {},
+      watchKeyChanges: async (listener) => watchDataVersion(database, listener),
       // Kysely's destroy() closes the better-sqlite3 handle it was given.
       close: async () => {},
     },

@@ -9,6 +9,9 @@ export async function serializeContext(caller: Caller): Promise<SerializeContext
 
 /** The creator recorded for a key an admin key creates: the admin key, as a service account. */
 export function creatorOf(caller: Caller): Creator {
+  if (caller.kind !== 'admin_key') {
+    throw new Error('only an admin key creates keys');
+  }
   return { type: 'service_account', id: caller.adminKeyId };
 }
 

@@ -1,14 +1,20 @@
 import type { Store } from '@apikeys/store';
 import { ApiKeysService } from '../../domain/api-keys-service.js';
 import { AuditEventsService } from '../../domain/audit-events-service.js';
+import { type KeysBySecret, VerificationService } from '../../verification/verification-service.js';
 
 /** The domain services the handlers call. */
 export interface Services {
   apiKeys: ApiKeysService;
   auditEvents: AuditEventsService;
+  verification: VerificationService;
 }
 
-/** The services on one store. */
-export function servicesOn(store: Store): Services {
-  return { apiKeys: new ApiKeysService(store), auditEvents: new AuditEventsService(store) };
+/** The services on one store; verification reads keys through `keysBySecret` (a cache) when given. */
+export function servicesOn(store: Store, keysBySecret: KeysBySecret = store): Services {
+  return {
+    apiKeys: new ApiKeysService(store),
+    auditEvents: new AuditEventsService(store),
+    verification: new VerificationService(keysBySecret),
+  };
 }

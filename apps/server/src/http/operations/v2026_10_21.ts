@@ -2,7 +2,12 @@ import type { API_VERSION_NAMES, v2026_10_21 } from '@apikeys/api-types';
 import type { Principal } from '@apikeys/store';
 import { invalidRequest } from '../../domain/errors.js';
 import type { Readiness } from '../../health/readiness.js';
-import { toApiKeyJson, toApiKeyListJson, toCreatedApiKeyJson } from '../serializers/api-key-v2026_10_21.js';
+import {
+  toApiKeyJson,
+  toApiKeyListJson,
+  toCreatedApiKeyJson,
+  toKeyVerificationJson,
+} from '../serializers/api-key-v2026_10_21.js';
 import { toAuditEventJson, toAuditEventListJson } from '../serializers/audit-event.js';
 import { rfc3339ToMicros } from '../serializers/timestamps.js';
 import type { OperationHandlers } from '../typed-handler.js';
@@ -42,7 +47,7 @@ function principalOf(principal: Schemas['ApiKeyPrincipal'] | null | undefined): 
 
 /** The handlers of API version `v2026_10_21`: the key lifecycle, with expiry, principals and scopes. */
 export function v2026_10_21Handlers(services: Services, readiness: Readiness): OperationHandlers<Latest> {
-  const { apiKeys: service, auditEvents } = services;
+  const { apiKeys: service, auditEvents, verification } = services;
   return {
     getHealth: getHealth(),
     getReadiness: getReadiness(readiness),
@@ -128,5 +133,10 @@ export function v2026_10_21Handlers(services: Services, readiness: Readiness): O
     },
     getAuditEvent: async ({ caller, path }) =>
       toAuditEventJson(await auditEvents.getAuditEvent(caller.organizationId, path.audit_event_id)),
+    verifyApiKey: async ({ caller, body }) => {
+      const context = await serializeContext(caller);
+      const verdict = await verification.verifyApiKey(caller.organizationId, body.key, context.now);
+      return toKeyVerificationJson(verdict, caller.organizationId, context);
+    },
   };
 }

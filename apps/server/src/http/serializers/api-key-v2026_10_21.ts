@@ -3,9 +3,11 @@ import {
   type ApiKeyPage,
   type ApiKeyRecord,
   type CreatedApiKey,
+  type EffectiveApiKeyStatus,
   effectiveStatus,
   type Principal,
 } from '@apikeys/store';
+import type { Verification } from '../../verification/verification-service.js';
 import type { SerializeContext } from './context.js';
 import { pageJson } from './page.js';
 import { microsToRfc3339 } from './timestamps.js';
@@ -51,4 +53,39 @@ export function toApiKeyListJson(page: ApiKeyPage, context: SerializeContext): S
 /** A new key with its secret: the one response that ever holds it. */
 export function toCreatedApiKeyJson(created: CreatedApiKey, context: SerializeContext): Schemas['CreatedApiKey'] {
   return { ...toApiKeyJson(created.apiKey, context), key: created.secret };
+}
+
+/** The verification code of each status a found key can have. */
+const VERIFICATION_CODES = {
+  active: 'VALID',
+  inactive: 'INACTIVE',
+  archived: 'ARCHIVED',
+  expired: 'EXPIRED',
+} as const satisfies Record<EffectiveApiKeyStatus, Schemas['VerificationCode']>;
+
+/** A verification as `KeyVerification`: valid only for an active key; the key, never its secret, when found. */
+export function toKeyVerificationJson(
+  verification: Verification,
+  organizationId: string,
+  context: SerializeContext,
+): Schemas['KeyVerification'] {
+  if (!verification.found) {
+    return { valid: false, code: 'NOT_FOUND', key: null };
+  }
+  const { key, status } = verification;
+  const shown = toApiKeyJson(key, context);
+  return {
+    valid: status === 'active',
+    code: VERIFICATION_CODES[status],
+    key: {
+      id: shown.id,
+      type: shown.type,
+      organization_id: organizationId,
+      name: shown.name,
+      scope: shown.scope,
+      principal: shown.principal,
+      expires_at: shown.expires_at,
+      status,
+    },
+  };
 }

@@ -1,0 +1,42 @@
+import {
+  type ApiKeyRecord,
+  type EffectiveApiKeyStatus,
+  type EpochMicros,
+  effectiveStatus,
+  hashSecret,
+  type KeyOfSecret,
+  secretForm,
+  secretKind,
+} from '@apikeys/store';
+
+/** What a secret turned out to be for one organization: none of its keys, or one of them with its status now. */
+export type Verification = { found: false } | { found: true; key: ApiKeyRecord; status: EffectiveApiKeyStatus };
+
+const NOT_FOUND: Verification = { found: false };
+
+/** Where verification reads a key by its secret's hash: the store, or a cache in front of it. */
+export interface KeysBySecret {
+  findApiKeyBySecretHash(secretHash: string): Promise<KeyOfSecret | undefined>;
+}
+
+/** Verifies API keys' secrets for the gateways of an organization. */
+export class VerificationService {
+  constructor(private readonly keys: KeysBySecret) {}
+
+  /**
+   * What `secret` is for `organizationId` at `now`. A secret that is not an API key's by its prefix, or whose
+   * checksum does not hold, is not found without a lookup; a key of another organization is not found either, just
+   * like an unknown secret. Secrets issued before the checksum existed are looked up as before.
+   */
+  async verifyApiKey(organizationId: string, secret: string, now: EpochMicros): Promise<Verification> {
+    const form = secretForm(secret);
+    if (secretKind(secret) !== 'apiKey' || (form !== 'checksummed' && form !== 'legacy')) {
+      return NOT_FOUND;
+    }
+    const found = await this.keys.findApiKeyBySecretHash(hashSecret(secret));
+    if (!found || found.organizationId !== organizationId) {
+      return NOT_FOUND;
+    }
+    return { found: true, key: found.apiKey, status: effectiveStatus(found.apiKey, now) };
+  }
+}

@@ -1,0 +1,194 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openMigratedStore, type StoreLocation } from '../src/open-store.js';
+import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
+import type { KeyChangeEvent, Store } from '../src/types.js';
+import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
+import { postgresAvailable } from '../testing/postgres-available.js';
+import { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from '../testing/private-postgres.js';
+
+// In CI these throw when PostgreSQL is unreachable or its binaries are missing, so the tests are never skipped there.
+const available = await postgresAvailable();
+const privateAvailable = privatePostgresAvailable();
+
+/** Records what a watcher hears, and waits for what it should. */
+function recorder() {
+  const heard: KeyChangeEvent[] = [];
+  return {
+    heard,
+    listener: (event: KeyChangeEvent) => heard.push(event),
+    async until(predicate: (events: KeyChangeEvent[]) => boolean, timeoutMs = 5_000): Promise<number> {
+      const started = performance.now();
+      while (!predicate(heard)) {
+        if (performance.now() - started > timeoutMs) {
+          throw new Error(`not heard within ${timeoutMs} ms; heard ${JSON.stringify(heard)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return performance.now() - started;
+    },
+  };
+}
+
+const changedIds = (events: KeyChangeEvent[]) =>
+  events.flatMap((event) => (event.type === 'changed' ? [`${event.change.kind}:${event.change.id}`] : []));
+
+async function newKey(store: Store, name = 'watched') {
+  return (
+    await store.createApiKey({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      name,
+      createdBy: { type: 'user', id: 'user_alice' },
+    })
+  ).apiKey;
+}
+
+describe('watchKeyChanges on SQLite', () => {
+  let dir: string;
+  let location: StoreLocation;
+  let store: Store;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'apikeys-key-changes-'));
+    location = { kind: 'sqlite', path: join(dir, 'api-keys.sqlite') };
+    ({ store } = await openMigratedStore(location));
+  });
+  afterAll(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("hears the store's own changes as soon as each has committed: updates, rotations, admin and verifier keys", async () => {
+    const { listener, heard } = recorder();
+    const stop = await store.watchKeyChanges(listener);
+    const key = await newKey(store);
+    const admin = await store.createAdminKey({ organizationId: DEFAULT_ORGANIZATION.id, name: 'ops' });
+    const verifier = await store.createVerifierKey({ organizationId: DEFAULT_ORGANIZATION.id, name: 'gateway' });
+
+    await store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { status: 'inactive' });
+    const afterUpdate = changedIds(heard);
+    await store.rotateApiKey({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      id: key.id,
+      gracePeriodMicros: 0,
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    await store.setAdminKeyStatus(admin.adminKey.id, 'disabled');
+    await store.setVerifierKeyStatus(verifier.verifierKey.id, 'disabled');
+    await stop();
+    await store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'after the watcher stopped' });
+
+    expect(afterUpdate).toEqual([`api_key:${key.id}`]);
+    expect(changedIds(heard)).toEqual([
+      `api_key:${key.id}`,
+      `api_key:${key.id}`,
+      `admin_key:${admin.adminKey.id}`,
+      `verifier_key:${verifier.verifierKey.id}`,
+    ]);
+  });
+
+  it('hears a change made in a transaction only once it commits, and none of one rolled back', async () => {
+    const { listener, heard } = recorder();
+    const stop = await store.watchKeyChanges(listener);
+    const key = await newKey(store);
+    let duringTransaction: string[] = [];
+
+    await store.transaction(async (inside) => {
+      await inside.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'committed' });
+      duringTransaction = changedIds(heard);
+    });
+    await store
+      .transaction(async (inside) => {
+        await inside.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'rolled back' });
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    await stop();
+
+    expect(duringTransaction).toEqual([]);
+    expect(changedIds(heard)).toEqual([`api_key:${key.id}`]);
+  });
+
+  it('hears reset when another connection writes to the file (the operator CLI, another process)', async () => {
+    const { listener, until } = recorder();
+    const stop = await store.watchKeyChanges(listener);
+    const other = new Database(location.kind === 'sqlite' ? location.path : '');
+    try {
+      other.prepare(`update verifier_keys set status = 'active'`).run();
+
+      const waited = await until((events) => events.some((event) => event.type === 'reset'));
+
+      expect(waited).toBeLessThan(1_000);
+    } finally {
+      other.close();
+      await stop();
+    }
+  });
+});
+
+describe.runIf(available)('watchKeyChanges on PostgreSQL', () => {
+  let database: TestDatabase;
+  let stores: Store[];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const location: StoreLocation = { kind: 'postgres', url: database.url };
+    stores = [(await openMigratedStore(location)).store, (await openMigratedStore(location)).store];
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await database.drop();
+  });
+
+  it("hears another process's changes through notifications, within a second", async () => {
+    const [writer, watcher] = stores as [Store, Store];
+    const { listener, until } = recorder();
+    const stop = await watcher.watchKeyChanges(listener);
+    const key = await newKey(writer);
+    const verifier = await writer.createVerifierKey({ organizationId: DEFAULT_ORGANIZATION.id, name: 'gateway' });
+
+    await writer.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { status: 'archived' });
+    const keyHeardIn = await until((events) => changedIds(events).includes(`api_key:${key.id}`));
+    await writer.setVerifierKeyStatus(verifier.verifierKey.id, 'disabled');
+    await until((events) => changedIds(events).includes(`verifier_key:${verifier.verifierKey.id}`));
+    await stop();
+
+    expect(keyHeardIn).toBeLessThan(1_000);
+  });
+});
+
+describe.runIf(privateAvailable)('watchKeyChanges on a PostgreSQL server that restarts', () => {
+  let server: PrivatePostgres;
+  let stores: Store[] = [];
+
+  beforeAll(async () => {
+    server = await startPrivatePostgres();
+  });
+  afterEach(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    stores = [];
+  });
+  afterAll(() => server?.remove());
+
+  it('reconnects the lost listening connection, says reset, and hears the changes made after', async () => {
+    const location: StoreLocation = { kind: 'postgres', url: server.url };
+    const writer = (await openMigratedStore(location, { timeoutMs: 1_000 })).store;
+    const watcher = (await openMigratedStore(location, { timeoutMs: 1_000 })).store;
+    stores = [writer, watcher];
+    const { listener, heard, until } = recorder();
+    const stop = await watcher.watchKeyChanges(listener);
+
+    await server.stop();
+    await server.start();
+    await until((events) => events.some((event) => event.type === 'reset'), 15_000);
+    const key = await newKey(writer, 'after the restart');
+    await writer.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { status: 'inactive' });
+    await until((events) => changedIds(events).includes(`api_key:${key.id}`));
+    await stop();
+
+    expect(heard.filter((event) => event.type === 'reset')).toHaveLength(1);
+  });
+});
