@@ -7,6 +7,8 @@ grant usage on schema public to apikeys_server;
 -- The server reads organizations, admin keys and verifier keys, and creates, changes and reads API keys.
 grant select on organizations, admin_keys, verifier_keys to apikeys_server;
 grant select, insert, update on api_keys to apikeys_server;
+-- When keys were last used: the servers record it (POST /v1/keys/verify).
+grant select, insert, update on api_key_usage to apikeys_server;
 -- The audit trail: append and read only.
 grant select, insert on audit_events to apikeys_server;
 -- At start the server checks that the database has every migration it knows (and applies none).

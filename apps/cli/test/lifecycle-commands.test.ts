@@ -90,7 +90,7 @@ describe('apikeys lifecycle commands against the real server', () => {
       expect(secret).toMatch(FORMAT.apiSecret);
       expect(result.stdout.split(secret)).toHaveLength(2);
       expect(lines.map((line) => line.split(':')[0])).toEqual([
-        ...['id', 'name', 'status', 'scope', 'principal', 'expires_at', 'created_at', 'created_by'],
+        ...['id', 'name', 'status', 'scope', 'principal', 'expires_at', 'last_used_at', 'created_at', 'created_by'],
         ...['partial_key_hint', 'key', '', SECRET_SHOWN_ONCE.split(':')[0]],
       ]);
       expect(lines.at(-1)).toBe(SECRET_SHOWN_ONCE);
@@ -102,11 +102,12 @@ describe('apikeys lifecycle commands against the real server', () => {
       expect(field(result.stdout, 'scope')).toMatch(/^wrkspc_\S+ \(workspace\)$/);
       expect(field(result.stdout, 'principal')).toBe('(none)');
       expect(field(result.stdout, 'expires_at')).toBe('(never)');
+      expect(field(result.stdout, 'last_used_at')).toBe('(never)');
       expect(field(result.stdout, 'created_by')).toBe(`${adminKeyId} (service_account)`);
       expect(field(result.stdout, 'partial_key_hint')).toBe(`${secret.slice(0, 11)}...${secret.slice(-4)}`);
       // Lines align their values, as keys get does.
       expect(lines[0]).toBe(`id:               ${id}`);
-      expect(lines[9]).toBe(`key:              ${secret}`);
+      expect(lines[10]).toBe(`key:              ${secret}`);
 
       const shown = await cli('keys', 'get', id, '--json');
       expect(shown).toMatchObject({ code: 0, stderr: '' });
@@ -283,10 +284,12 @@ describe('apikeys lifecycle commands against the real server', () => {
 
       expect(table).toMatchObject({ code: 0, stderr: '' });
       const header = table.stdout.split('\n')[0] ?? '';
-      expect(header).toMatch(/^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}EXPIRES \(UTC\) {2,}CREATED \(UTC\)$/);
+      expect(header).toMatch(
+        /^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}EXPIRES \(UTC\) {2,}LAST USED \(UTC\) {2,}CREATED \(UTC\)$/,
+      );
       const row = table.stdout.split('\n').find((line) => line.startsWith(expiring.id)) ?? '';
       expect(row.slice(header.indexOf('STATUS'))).toMatch(
-        /^active +\(organization\) +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
+        /^active +\(organization\) +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +never +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
       );
       const replacedRow = table.stdout.split('\n').find((line) => line.startsWith(replaced.id)) ?? '';
       expect(replacedRow.slice(header.indexOf('STATUS'))).toMatch(/^expired +wrkspc_\S+ +\d{4}-/);
@@ -314,6 +317,7 @@ describe('apikeys lifecycle commands against the real server', () => {
           `scope:            ${scope} (workspace)`,
           'principal:        svcacct_get (service_account_actor)',
           `expires_at:       ${micros(expiresAt)}`,
+          'last_used_at:     (never)',
           `created_at:       ${key.created_at}`,
           `created_by:       ${adminKeyId} (service_account)`,
           `partial_key_hint: ${key.partial_key_hint}`,

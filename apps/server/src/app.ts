@@ -28,6 +28,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { recordRequests } from './metrics/record-requests.js';
 import type { RequestLimiter } from './rate-limits/request-limiter.js';
 import type { KeyCache } from './verification/key-cache.js';
+import type { UsageRecorder } from './verification/usage-recorder.js';
 
 export interface AppDependencies {
   store: Store;
@@ -42,6 +43,8 @@ export interface AppDependencies {
   metrics?: Metrics | undefined;
   /** What verification reads keys through (`startKeyCache`); the store itself when not given. */
   keyCache?: KeyCache | undefined;
+  /** Where valid verifications are noted, to record when keys were last used; nothing is recorded when not given. */
+  usage?: UsageRecorder | undefined;
 }
 
 /** The OpenAPI document of each API version. */
@@ -69,6 +72,7 @@ export function createApp({
   readiness = new Readiness(store),
   metrics,
   keyCache,
+  usage,
 }: AppDependencies): Express {
   const app = configuredExpress();
   const latest = documents[LATEST_API_VERSION];
@@ -87,7 +91,7 @@ export function createApp({
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter, latest)));
   }
-  const handlers = versionHandlers(servicesOn(store, keyCache), readiness);
+  const handlers = versionHandlers(servicesOn(store, keyCache, usage), readiness);
   const stagesOf = <V extends ApiVersion>(version: V): OperationStage[] => [
     strictQueryParameters(documents[version]),
     rejectTrailingSlash,

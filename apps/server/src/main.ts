@@ -10,6 +10,7 @@ import { RequestLimiter } from './rate-limits/request-limiter.js';
 import { listen, shutdown } from './server.js';
 import { logStartupHints } from './startup-hints.js';
 import { startKeyCache } from './verification/key-cache.js';
+import { UsageRecorder } from './verification/usage-recorder.js';
 
 /** Starts the server: configuration, store, migrations, app, listen, and a graceful shutdown on signals. */
 async function main(): Promise<void> {
@@ -47,8 +48,10 @@ async function main(): Promise<void> {
   );
 
   const keyCache = await startKeyCache(store, config.keyCache, logger);
+  const usage = new UsageRecorder(store, logger);
+  usage.start();
   const readiness = new Readiness(store, { deadlineMs: config.databaseTimeoutMs });
-  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache });
+  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache, usage });
   const metricsServer =
     config.metrics && metrics && (await startMetricsServer({ ...config.metrics, registry: metrics.registry }));
   if (metricsServer) {
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
       skipDelay = undefined;
     }
     await shutdown(server, config.shutdownGraceMs);
-    await keyCache.stop();
+    await Promise.all([keyCache.stop(), usage.stop()]);
     await Promise.all([store.close(), limiter.close(), metricsServer?.close()]);
     logger.info('stopped');
     process.exit(0);

@@ -10,6 +10,7 @@ import { instrumentStore } from '../src/metrics/instrument-store.js';
 import type { Metrics } from '../src/metrics/metrics.js';
 import { type RateLimitSettings, RequestLimiter } from '../src/rate-limits/request-limiter.js';
 import { DEFAULT_KEY_CACHE, type KeyCacheSettings, startKeyCache } from '../src/verification/key-cache.js';
+import { UsageRecorder } from '../src/verification/usage-recorder.js';
 import { createTestOrganization, type TestOrganization } from './fixtures.js';
 import { fetchText, type TextResponse } from './http.js';
 import { openTestStore } from './stores.js';
@@ -40,6 +41,8 @@ export interface TestServer {
   versionClient<V extends ApiVersion>(version: V, adminKey?: string): Client<ClientPathsOf<V>>;
   /** Creates an organization with an admin key, and a client for it. */
   createOrganization(name?: string): Promise<TestOrganizationWithClient>;
+  /** Writes the uses of keys noted since the last write (the server does it every ten seconds). */
+  flushKeyUsage(): Promise<void>;
   /** A raw fetch against the server, for requests the typed client cannot express. */
   request(path: string, init?: RequestInit): Promise<TextResponse>;
   close(): Promise<void>;
@@ -86,7 +89,9 @@ export async function startTestServer(
     options.rateLimits && new RequestLimiter(options.rateLimits, logger, metrics?.countRateLimitRejection);
   const readiness = new Readiness(store);
   const keyCache = await startKeyCache(store, options.keyCache ?? DEFAULT_KEY_CACHE, logger);
-  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache });
+  // Written when a test asks (`flushKeyUsage`) and at close, never on a timer: a test decides when.
+  const usage = new UsageRecorder(store, logger);
+  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache, usage });
   const server = await listen(app, { port: 0, host: '127.0.0.1', logger, readiness });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: adminKey } = await store.createAdminKey({
@@ -110,9 +115,10 @@ export async function startTestServer(
       return { ...organization, client: clientFor(organization.adminKey) };
     },
     request: (path, init) => fetchText(`${baseUrl}${path}`, init),
+    flushKeyUsage: () => usage.flush(),
     async close() {
       await shutdown(server, 1000);
-      await keyCache.stop();
+      await Promise.all([keyCache.stop(), usage.stop()]);
       await Promise.all([store.close(), limiter?.close()]);
     },
   };

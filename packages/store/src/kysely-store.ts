@@ -62,6 +62,7 @@ import type {
   KeyChange,
   KeyChangeListener,
   KeyOfSecret,
+  KeyUse,
   ListApiKeysQuery,
   ListApiKeysResult,
   ListAuditEventsQuery,
@@ -129,10 +130,20 @@ const API_KEY_COLUMNS = [
 
 const ADMIN_KEY_COLUMNS = ['id', 'organization_id', 'name', 'partial_key_hint', 'status', 'secret_hash'] as const;
 
+/**
+ * When a key of `api_keys` was last used: its row of `api_key_usage`, found by primary key (a list page reads its
+ * covering index, then this for each of its keys).
+ */
+const LAST_USED_AT = sql<number | string | null>`(select u.last_used_at from api_key_usage as u
+  where u.api_key_id = api_keys.id)`.as('last_used_at');
+
+/** What every read of a key selects: its columns, then when it was last used. */
+const API_KEY_SELECTION = [...API_KEY_COLUMNS, LAST_USED_AT] as const;
+
 const VERIFIER_KEY_COLUMNS = ADMIN_KEY_COLUMNS;
 
 /** What a verification reads of a key: its organization, its hash (compared again in constant time), the key. */
-const KEY_OF_SECRET_COLUMNS = ['organization_id', 'secret_hash', ...API_KEY_COLUMNS] as const;
+const KEY_OF_SECRET_COLUMNS = ['organization_id', 'secret_hash', ...API_KEY_SELECTION] as const;
 
 const ORGANIZATION_COLUMNS = ['id', 'name', 'default_workspace_id as defaultWorkspaceId'] as const;
 
@@ -231,7 +242,9 @@ function updateEventValues(
 /** The values a page of the audit trail takes. */
 type AuditPageSlot = 'organizationId' | 'targetId' | 'actorId' | 'idAbove' | 'idBelow' | 'cursorId' | 'limitPlusOne';
 
-type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]>;
+type ApiKeyRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_COLUMNS)[number]> & {
+  last_used_at: number | string | null;
+};
 
 // Rows generated per chunk: small, so that each chunk is garbage before the next young-generation collection
 // (docs/benchmarks.md, "Seeding"). Adapters group chunks into larger writes.
@@ -251,11 +264,12 @@ type ApiKeyValues = [
   principal_type: ApiKeysTable['principal_type'],
   principal_id: string | null,
   scope: ApiKeysTable['scope'],
+  last_used_at: number | string | null,
 ];
 
 /** Maps column values to a record. Timestamps may arrive as strings from drivers that return bigints so. */
 function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
-  const [, , , , , , , , expiresAt, principalType, principalId, scope] = values;
+  const [, , , , , , , , expiresAt, principalType, principalId, scope, lastUsedAt] = values;
   return {
     id: values[0],
     name: values[1],
@@ -267,11 +281,12 @@ function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
     status: values[7],
     expiresAt: expiresAt === null ? null : Number(expiresAt),
     principal: principalType === null || principalId === null ? null : { type: principalType, id: principalId },
+    lastUsedAt: lastUsedAt === null ? null : Number(lastUsedAt),
   };
 }
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return apiKeyFromValues(API_KEY_COLUMNS.map((column) => row[column]) as ApiKeyValues);
+  return apiKeyFromValues([...API_KEY_COLUMNS.map((column) => row[column]), row.last_used_at] as ApiKeyValues);
 }
 
 function toVerifierKey(
@@ -679,9 +694,10 @@ export class KyselyStore implements Store {
   /** The prepared lookup of a key table's row by its secret's hash. */
   private byHash<Table extends 'admin_keys' | 'verifier_keys' | 'api_keys'>(
     table: Table,
-    columns: readonly string[],
+    columns: readonly (string | typeof LAST_USED_AT)[],
   ): PreparedQuery<'hash'> {
-    return this.prepared.get<'hash'>(`${table} by hash:${columns.join()}`, (slot) =>
+    const shape = columns.map((column) => (typeof column === 'string' ? column : 'last_used_at')).join();
+    return this.prepared.get<'hash'>(`${table} by hash:${shape}`, (slot) =>
       this.db
         .selectFrom(table as 'admin_keys')
         .select(columns as unknown as (typeof ADMIN_KEY_COLUMNS)[number][])
@@ -696,6 +712,28 @@ export class KyselyStore implements Store {
     }
     const [organizationId, storedHash, ...values] = row as [string, string, ...ApiKeyValues];
     return hashesEqual(storedHash, secretHash) ? { organizationId, apiKey: apiKeyFromValues(values) } : undefined;
+  }
+
+  async recordKeyUsage(uses: readonly KeyUse[]): Promise<void> {
+    if (uses.length === 0) {
+      return;
+    }
+    // One statement whatever the number of keys: arrays on PostgreSQL, a JSON object on SQLite.
+    const statement = isPostgres(this.db)
+      ? {
+          sql: `insert into api_key_usage (api_key_id, last_used_at)
+            select * from unnest($1::text[], $2::bigint[])
+            on conflict (api_key_id) do update
+            set last_used_at = greatest(api_key_usage.last_used_at, excluded.last_used_at)`,
+          parameters: [uses.map((use) => use.id), uses.map((use) => use.lastUsedAt)],
+        }
+      : {
+          sql: `insert into api_key_usage (api_key_id, last_used_at)
+            select key, value from json_each(?) where true
+            on conflict (api_key_id) do update set last_used_at = max(last_used_at, excluded.last_used_at)`,
+          parameters: [JSON.stringify(Object.fromEntries(uses.map((use) => [use.id, use.lastUsedAt])))],
+        };
+    await this.adapter.writeRows([statement]);
   }
 
   async createVerifierKey(input: { organizationId: string; name: string }): Promise<CreatedVerifierKey> {
@@ -795,7 +833,7 @@ export class KyselyStore implements Store {
         secret_hash: issued.hash,
         updated_at: now,
       })
-      .returning(API_KEY_COLUMNS)
+      .returning(API_KEY_SELECTION)
       .executeTakeFirstOrThrow();
     return { apiKey: toApiKey(row), secret: issued.secret };
   }
@@ -810,7 +848,7 @@ export class KyselyStore implements Store {
     }
     let read = this.db
       .selectFrom('api_keys')
-      .select(API_KEY_COLUMNS)
+      .select(API_KEY_SELECTION)
       .where('organization_id', '=', organizationId)
       .where('id', '=', id);
     if (isPostgres(this.db)) {
@@ -852,7 +890,7 @@ export class KyselyStore implements Store {
       })
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
-      .returning(API_KEY_COLUMNS)
+      .returning(API_KEY_SELECTION)
       .executeTakeFirstOrThrow()
       .then(toApiKey);
     await this.recordCreation(organizationId, created.apiKey, context, key);
@@ -910,7 +948,7 @@ export class KyselyStore implements Store {
     const query = this.prepared.get<'organizationId' | 'id'>('API key by id', (slot) =>
       this.db
         .selectFrom('api_keys')
-        .select(API_KEY_COLUMNS)
+        .select(API_KEY_SELECTION)
         .where('organization_id', '=', slot('organizationId'))
         .where('id', '=', slot('id')),
     );
@@ -948,7 +986,7 @@ export class KyselyStore implements Store {
       const order = backwards ? 'asc' : 'desc';
       let select = this.db
         .selectFrom('api_keys')
-        .select(API_KEY_COLUMNS)
+        .select(API_KEY_SELECTION)
         .where('organization_id', '=', slot('organizationId'));
       if (statuses !== undefined) {
         select = select.where(statusCondition(statuses, slot));
@@ -1022,7 +1060,7 @@ export class KyselyStore implements Store {
         })
         .where('organization_id', '=', slot('organizationId'))
         .where('id', '=', slot('id'))
-        .returning(API_KEY_COLUMNS),
+        .returning(API_KEY_SELECTION),
     );
     let statements: PreparedQuery<UpdateSlot | UpdateEventSlot>[] = [update];
     if (this.recordsChanges) {
@@ -1070,7 +1108,9 @@ export class KyselyStore implements Store {
         where name_before is distinct from name or status_before is distinct from status
           or expires_at_before is distinct from expires_at
       )
-      select ${sql.join(API_KEY_COLUMNS.map((column) => sql.ref(column)))} from updated`;
+      select ${sql.join(API_KEY_COLUMNS.map((column) => sql.ref(column)))},
+        (select u.last_used_at from api_key_usage as u where u.api_key_id = updated.id) as last_used_at
+      from updated`;
     return { compile: () => statement.compile(this.db) };
   }
 

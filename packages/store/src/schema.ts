@@ -144,6 +144,13 @@ export interface DatabaseSchema {
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
   verifier_keys: VerifierKeysTable;
+  api_key_usage: ApiKeyUsageTable;
+}
+
+/** When a key was last verified as valid (minute resolution); a key never used has no row. */
+export interface ApiKeyUsageTable {
+  api_key_id: string;
+  last_used_at: Micros;
 }
 
 /** The tables that bulk seeding fills, by the type of their rows. */

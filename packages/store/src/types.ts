@@ -93,6 +93,8 @@ export interface ApiKeyRecord {
   expiresAt?: EpochMicros | null | undefined;
   /** The actor the key is bound to, or null. */
   principal?: Principal | null | undefined;
+  /** When the key was last verified as valid, to the minute; null for never (absent: not read). */
+  lastUsedAt?: EpochMicros | null | undefined;
 }
 
 /** Filters of a list; they combine with AND. */
@@ -304,6 +306,12 @@ export interface CreatedVerifierKey {
   secret: string;
 }
 
+/** A key's use to record: its ID and the moment (already cut to the minute). */
+export interface KeyUse {
+  id: string;
+  lastUsedAt: EpochMicros;
+}
+
 /** An API key found by its secret's hash, and the organization it belongs to: what a verification answers from. */
 export interface KeyOfSecret {
   organizationId: string;
@@ -400,6 +408,11 @@ export interface Store {
   setVerifierKeyStatus(id: string, status: VerifierKeyStatus): Promise<VerifierKeyRecord | undefined>;
   /** The API key whose secret has this hash, in whichever organization, or undefined. */
   findApiKeyBySecretHash(secretHash: string): Promise<KeyOfSecret | undefined>;
+  /**
+   * Records when keys were used, in one statement: each key's `lastUsedAt` becomes the later of the stored value
+   * and the given one (so that replicas flushing in any order never move it back).
+   */
+  recordKeyUsage(uses: readonly KeyUse[]): Promise<void>;
 
   /** Creates a key in the organization; `organization` scope without a principal is a TypeError. */
   createApiKey(input: NewApiKey, context?: ChangeContext): Promise<CreatedApiKey>;

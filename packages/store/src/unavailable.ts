@@ -70,6 +70,7 @@ export function classifyingUnavailable(store: Store, classify: UnavailableClassi
     createVerifierKey: (input) => guard(() => store.createVerifierKey(input)),
     setVerifierKeyStatus: (id, status) => guard(() => store.setVerifierKeyStatus(id, status)),
     findApiKeyBySecretHash: (secretHash) => guard(() => store.findApiKeyBySecretHash(secretHash)),
+    recordKeyUsage: (uses) => guard(() => store.recordKeyUsage(uses)),
     watchKeyChanges: (listener) => store.watchKeyChanges(listener),
     createApiKey: (input, context) => guard(() => store.createApiKey(input, context)),
     rotateApiKey: (input, context) => guard(() => store.rotateApiKey(input, context)),

@@ -323,6 +323,7 @@ export function describeStoreConformance(
           scope: 'workspace',
           expiresAt: null,
           principal: null,
+          lastUsedAt: null,
         });
         expect(Number.isSafeInteger(apiKey.createdAt)).toBe(true);
         expect(apiKey.createdAt).toBeGreaterThanOrEqual(before * 1000 - SECOND_MICROS);
@@ -588,6 +589,35 @@ export function describeStoreConformance(
         expect(await store.findCredential(hashSecret(secret), 'admin')).toEqual({ kind: 'unknown' });
         expect(await store.findCredential(hashSecret(adminSecret), 'verifier')).toEqual({ kind: 'unknown' });
         expect(await store.findCredential(hashSecret(adminSecret), 'admin')).toMatchObject({ kind: 'admin_key' });
+      });
+
+      it('recordKeyUsage sets when keys were last used, never moving it back, and every read shows it', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey: first } = await newKey(organizationId, { name: 'first' });
+        const { apiKey: second } = await newKey(organizationId, { name: 'second' });
+        const { apiKey: unused } = await newKey(organizationId, { name: 'unused' });
+        const minute = 60_000_000;
+
+        await store.recordKeyUsage([
+          { id: first.id, lastUsedAt: 100 * minute },
+          { id: second.id, lastUsedAt: 100 * minute },
+        ]);
+        await store.recordKeyUsage([
+          { id: first.id, lastUsedAt: 101 * minute },
+          { id: second.id, lastUsedAt: 99 * minute },
+        ]);
+        await store.recordKeyUsage([]);
+        const page = await listPage(store, { organizationId, limit: 10 });
+        const renamed = await store.updateApiKey(organizationId, first.id, { name: 'renamed' });
+
+        expect(page.keys.map((key) => [key.name, key.lastUsedAt])).toEqual([
+          ['unused', null],
+          ['second', 100 * minute],
+          ['first', 101 * minute],
+        ]);
+        expect(renamed?.lastUsedAt).toBe(101 * minute);
+        expect((await store.getApiKey(organizationId, second.id))?.lastUsedAt).toBe(100 * minute);
+        expect((await store.getApiKey(organizationId, unused.id))?.lastUsedAt).toBeNull();
       });
 
       it('findApiKeyBySecretHash finds the key of a secret, in whichever organization, as getApiKey reads it', async () => {
@@ -1018,6 +1048,7 @@ export function describeStoreConformance(
           status: 'active',
           expiresAt,
           principal: ALICE,
+          lastUsedAt: null,
         });
         expect(created.apiKey.id).not.toBe(old.id);
         expect(created.secret).toMatch(API_SECRET);

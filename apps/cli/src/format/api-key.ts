@@ -48,12 +48,16 @@ const SCOPED_COLUMNS: readonly Column<ScopedKey>[] = [
   { header: 'STATUS', cell: (key) => key.status },
   { header: 'SCOPE', cell: (key) => scopeCell(key.scope), maxWidth: 32 },
   { header: 'EXPIRES (UTC)', cell: (key) => (key.expires_at === null ? 'never' : shortTimestamp(key.expires_at)) },
+  {
+    header: 'LAST USED (UTC)',
+    cell: (key) => (key.last_used_at === null ? 'never' : shortTimestamp(key.last_used_at)),
+  },
   { header: 'CREATED (UTC)', cell: (key) => shortTimestamp(key.created_at) },
 ];
 
 /**
  * API keys as a table: ID, NAME, STATUS, WORKSPACE, CREATED (UTC) in the first version's shape; ID, NAME, STATUS,
- * SCOPE, EXPIRES (UTC), CREATED (UTC) in a later version's.
+ * SCOPE, EXPIRES (UTC), LAST USED (UTC), CREATED (UTC) in a later version's.
  */
 export function apiKeyTable(keys: readonly AnyApiKey[]): string[] {
   return keys.every(isFirstVersionKey)
@@ -91,6 +95,7 @@ function fieldsOf(key: AnyApiKey): [string, string][] {
     ['scope', key.scope.type === 'workspace' ? `${key.scope.workspace_id} (workspace)` : '(organization)'],
     ['principal', principalText(key.principal)],
     ['expires_at', key.expires_at ?? '(never)'],
+    ['last_used_at', key.last_used_at ?? '(never)'],
     ['created_at', key.created_at],
     ['created_by', key.created_by === null ? '(unknown)' : `${key.created_by.id} (${key.created_by.type})`],
     ['partial_key_hint', key.partial_key_hint ?? '(none)'],

@@ -15,6 +15,7 @@ const TIMED_METHODS: Record<TimedMethod, true> = {
   createVerifierKey: true,
   setVerifierKeyStatus: true,
   findApiKeyBySecretHash: true,
+  recordKeyUsage: true,
   createApiKey: true,
   rotateApiKey: true,
   seedApiKeys: true,

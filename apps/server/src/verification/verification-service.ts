@@ -21,7 +21,11 @@ export interface KeysBySecret {
 
 /** Verifies API keys' secrets for the gateways of an organization. */
 export class VerificationService {
-  constructor(private readonly keys: KeysBySecret) {}
+  constructor(
+    private readonly keys: KeysBySecret,
+    /** Told of every valid verification, to record when the key was last used. */
+    private readonly usage?: { record(keyId: string, now: EpochMicros): void },
+  ) {}
 
   /**
    * What `secret` is for `organizationId` at `now`. A secret that is not an API key's by its prefix, or whose
@@ -37,6 +41,10 @@ export class VerificationService {
     if (!found || found.organizationId !== organizationId) {
       return NOT_FOUND;
     }
-    return { found: true, key: found.apiKey, status: effectiveStatus(found.apiKey, now) };
+    const status = effectiveStatus(found.apiKey, now);
+    if (status === 'active') {
+      this.usage?.record(found.apiKey.id, now);
+    }
+    return { found: true, key: found.apiKey, status };
   }
 }

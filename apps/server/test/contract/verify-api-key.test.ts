@@ -178,6 +178,27 @@ describe('verifyApiKey', () => {
       expect(lookup).not.toHaveBeenCalled();
     });
 
+    it("records the key's last use, to the minute, once the uses are written; never for an invalid key", async () => {
+      const { apiKey, secret } = await newKey({ name: 'used' });
+      const { apiKey: inactive, secret: inactiveSecret } = await newKey({ name: 'not valid' });
+      await server.store.updateApiKey(org.id, inactive.id, { status: 'inactive' });
+      const before = nowMicros();
+
+      await verify(secret);
+      const after = nowMicros();
+      await verify(inactiveSecret);
+      const unwritten = (await server.store.getApiKey(org.id, apiKey.id))?.lastUsedAt;
+      await server.flushKeyUsage();
+      const { body } = await server.request(`${API_KEYS_PATH}/${apiKey.id}`, { headers: jsonHeaders(org.adminKey) });
+      const lastUsedAt = Date.parse((body as { last_used_at: string }).last_used_at) * 1000;
+
+      expect(unwritten).toBeNull();
+      expect(lastUsedAt % 60_000_000).toBe(0);
+      expect(lastUsedAt).toBeGreaterThan(before - 60_000_000);
+      expect(lastUsedAt).toBeLessThanOrEqual(after);
+      expect((await server.store.getApiKey(org.id, inactive.id))?.lastUsedAt).toBeNull();
+    });
+
     it('takes nothing from the rate limit of its caller', async () => {
       const limited = await startTestServer({ rateLimits: { perMinute: 1, burst: 1, authFailuresPerMinute: 0 } });
       try {

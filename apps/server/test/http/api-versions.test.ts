@@ -52,6 +52,7 @@ describe('API versions: one key, as each version shows it', () => {
         'created_by',
         'expires_at',
         'id',
+        'last_used_at',
         'name',
         'partial_key_hint',
         'principal',

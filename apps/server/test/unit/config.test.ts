@@ -74,6 +74,17 @@ describe('loadConfig', () => {
       { database: { kind: 'postgres', url: 'postgres://u@h/db' } },
     ],
     ['LOG_LEVEL=silent', { LOG_LEVEL: 'silent' }, { logLevel: 'silent' }],
+    [
+      'the verification cache by default',
+      {},
+      { keyCache: { maxEntries: 50_000, ttlMs: 60_000, negativeTtlMs: 5_000 } },
+    ],
+    [
+      'the verification cache settings',
+      { VERIFY_CACHE_MAX_KEYS: '1000', VERIFY_CACHE_TTL_SECONDS: '30', VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: '2' },
+      { keyCache: { maxEntries: 1000, ttlMs: 30_000, negativeTtlMs: 2_000 } },
+    ],
+    ['VERIFY_CACHE_MAX_KEYS=0 (no cache)', { VERIFY_CACHE_MAX_KEYS: '0' }, { keyCache: { maxEntries: 0 } }],
   ])('accepts %s', (_label, env, expected) => {
     expect(loadConfig(env)).toMatchObject(expected);
   });
@@ -94,6 +105,9 @@ describe('loadConfig', () => {
     ['SHUTDOWN_GRACE_MS', '-5'],
     ['DATABASE_POOL_SIZE', '0'],
     ['DATABASE_POOL_SIZE', 'many'],
+    ['VERIFY_CACHE_MAX_KEYS', '-1'],
+    ['VERIFY_CACHE_TTL_SECONDS', '0'],
+    ['VERIFY_CACHE_NOT_FOUND_TTL_SECONDS', '1h'],
   ])('rejects %s=%s with a ConfigError naming the variable', (variable, value) => {
     const error = configErrorOf({ [variable]: value });
 

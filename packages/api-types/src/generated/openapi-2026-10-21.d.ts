@@ -260,6 +260,12 @@ export interface components {
             created_by: components["schemas"]["CreatedBy"] | null;
             /** @description When the key expires (see Expiry), in the format of `created_at`; `null` for never. */
             expires_at: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description When the key was last verified as valid (`POST /v1/keys/verify`), to the minute, in the format of
+             *     `created_at`; `null` when it never was. Recorded in batches: it may lag a verification by up to
+             *     a minute and ten seconds (see Verification).
+             */
+            last_used_at: components["schemas"]["Timestamp"] | null;
             /** @description The actor the key acts as, or `null` when it is not bound to one. */
             principal: components["schemas"]["ApiKeyPrincipal"] | null;
             scope: components["schemas"]["ApiKeyScope"];
@@ -346,6 +352,12 @@ export interface components {
             created_by: components["schemas"]["CreatedBy"] | null;
             /** @description When the key expires (see Expiry), in the format of `created_at`; `null` for never. */
             expires_at: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description When the key was last verified as valid (`POST /v1/keys/verify`), to the minute, in the format of
+             *     `created_at`; `null` when it never was. Recorded in batches: it may lag a verification by up to
+             *     a minute and ten seconds (see Verification).
+             */
+            last_used_at: components["schemas"]["Timestamp"] | null;
             /** @description The actor the key acts as, or `null` when it is not bound to one. */
             principal: components["schemas"]["ApiKeyPrincipal"] | null;
             scope: components["schemas"]["ApiKeyScope"];
@@ -385,6 +397,12 @@ export interface components {
             created_by: components["schemas"]["CreatedBy"] | null;
             /** @description When the key expires (see Expiry), in the format of `created_at`; `null` for never. */
             expires_at: components["schemas"]["Timestamp"] | null;
+            /**
+             * @description When the key was last verified as valid (`POST /v1/keys/verify`), to the minute, in the format of
+             *     `created_at`; `null` when it never was. Recorded in batches: it may lag a verification by up to
+             *     a minute and ten seconds (see Verification).
+             */
+            last_used_at: components["schemas"]["Timestamp"] | null;
             /** @description The actor the key acts as, or `null` when it is not bound to one. */
             principal: components["schemas"]["ApiKeyPrincipal"] | null;
             scope: components["schemas"]["ApiKeyScope"];

@@ -6,6 +6,7 @@ import * as expiryPrincipalsDefaultWorkspaces from './0004-expiry-principals-def
 import * as auditEvents from './0005-audit-events.js';
 import * as auditEventsUnlockedOrganization from './0006-audit-events-unlocked-organization.js';
 import * as verifierKeys from './0007-verifier-keys.js';
+import * as apiKeyUsage from './0008-api-key-usage.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-audit-events': auditEvents,
   '0006-audit-events-unlocked-organization': auditEventsUnlockedOrganization,
   '0007-verifier-keys': verifierKeys,
+  '0008-api-key-usage': apiKeyUsage,
 };
 
 /** Supplies the migrations from code, so they work the same from source, from a bundle and in tests. */

@@ -32,6 +32,7 @@ export function toApiKeyJson(key: ApiKeyRecord, context: SerializeContext): Sche
     created_at: microsToRfc3339(key.createdAt),
     created_by: key.createdBy,
     expires_at: key.expiresAt == null ? null : microsToRfc3339(key.expiresAt),
+    last_used_at: key.lastUsedAt == null ? null : microsToRfc3339(key.lastUsedAt),
     partial_key_hint: key.partialKeyHint,
     principal: principalJson(key.principal),
     scope:
