@@ -1,6 +1,12 @@
 import { AUDIT_SCENARIOS } from './scenarios.js';
 import type { ScenarioResult, SeedResult } from './suite.js';
-import { POSTGRES_REPLICAS, replicasTargetName, sizeLabel, variantTargetName } from './targets.js';
+import {
+  POSTGRES_REPLICAS,
+  replicasTargetName,
+  sizeLabel,
+  VERIFY_CACHE_FULL_ENTRIES,
+  variantTargetName,
+} from './targets.js';
 
 /** One target figure of an issue next to what this run measured. */
 export interface GoalCheck {
@@ -40,6 +46,12 @@ function mean(
 
 const meanCpu = (results: readonly ScenarioResult[], target: string, scenario: string) =>
   mean(results, target, scenario, (result) => result.serverCpuMicrosPerRequest);
+
+/** Issue 16: each verification scenario's bound on the server's CPU per request, in express-validator's. */
+const VERIFY_CPU_BOUNDS = [
+  { scenario: 'verify', bound: 1.3, note: ' (cache hits)' },
+  { scenario: 'verify-miss', bound: 2, note: '' },
+] as const;
 
 /** Checks the targets of the issues against the results. `sizes` are the smaller and the larger key counts run. */
 export function checkGoals(
@@ -180,5 +192,29 @@ export function checkGoals(
       : `${fmt(versionCost)}× (${Math.round(latest ?? 0)} vs ${Math.round(base ?? 0)} µs)`,
     versionCost !== undefined && versionCost <= 1.1,
   );
+  // Issue 16: verification, against the reference that validates the same requests and responses.
+  for (const engine of ['sqlite', 'postgres']) {
+    const target = `${engine}-${large}`;
+    for (const { scenario, bound, note } of VERIFY_CPU_BOUNDS) {
+      const server = meanCpu(results, target, scenario);
+      const validator = meanCpu(results, 'express-validator', scenario);
+      const ratio = server && validator && server / validator;
+      check(
+        `${scenario}, ${target}: server CPU/request ≤ ${bound}× express-validator${note}`,
+        ratio === undefined
+          ? undefined
+          : `${fmt(ratio)}× (${Math.round(server ?? 0)} vs ${Math.round(validator ?? 0)} µs)`,
+        ratio !== undefined && ratio <= bound,
+      );
+    }
+    // The peak over the variant's runs: `verify` fills its cache with keys, `verify-miss` replaces them one by one.
+    const full = results.filter((result) => result.target === variantTargetName(target, 'verify-cache-full'));
+    const fullPeak = full.length > 0 ? Math.max(...full.map((result) => result.serverPeakRssBytes)) : undefined;
+    check(
+      `verify, ${target}: server RSS ≤ 200 MB with its verification cache full (${VERIFY_CACHE_FULL_ENTRIES} entries)`,
+      fullPeak === undefined ? undefined : `${fmt(fullPeak / 1e6, 0)} MB peak`,
+      fullPeak !== undefined && fullPeak <= 200e6,
+    );
+  }
   return checks;
 }

@@ -14,6 +14,15 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[rank] ?? 0;
 }
 
+/** The body of the n-th request: the job's bodies in turn, its template with `%n` filled in, or none. */
+function bodyOf(job: LoadJob): (n: number) => string | undefined {
+  const { bodies, bodyTemplate } = job;
+  if (bodies) {
+    return (n) => bodies[n % bodies.length];
+  }
+  return bodyTemplate === undefined ? () => undefined : (n) => bodyTemplate.replaceAll('%n', String(n));
+}
+
 /**
  * One autocannon run: warm-up, then the measured window, on the same connections. A saturated Node server accepts
  * new connections slowly (the 50th may wait a second or more for its first response), so the window opens only
@@ -31,6 +40,7 @@ function runJob(job: LoadJob): Promise<LoadResult> {
   const answered = new WeakSet<object>();
   let answeredCount = 0;
   const latencies: number[] = [];
+  const body = bodyOf(job);
 
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -49,8 +59,8 @@ function runJob(job: LoadJob): Promise<LoadResult> {
             setupRequest: (request) => {
               const n = sent++;
               const path = job.paths[n % job.paths.length] ?? '/';
-              const body = job.bodyTemplate?.replaceAll('%n', String(n));
-              return body === undefined ? { ...request, path } : { ...request, path, body };
+              const text = body(n);
+              return text === undefined ? { ...request, path } : { ...request, path, body: text };
             },
           },
         ],

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * One autocannon run: at least `warmupSeconds` of load (until every connection has had a response), then
- * `durationSeconds` measured on the same connections. Requests cycle through `paths`; `%n` in the body becomes a
- * running number.
+ * `durationSeconds` measured on the same connections. Requests cycle through `paths` and through `bodies`, or take
+ * `bodyTemplate` with `%n` as a running number.
  */
 export interface LoadJob {
   /** The servers to load; with several, the connections are spread over them round-robin. */
@@ -16,6 +16,7 @@ export interface LoadJob {
   headers: Record<string, string>;
   paths: string[];
   bodyTemplate?: string | undefined;
+  bodies?: string[] | undefined;
 }
 
 /**

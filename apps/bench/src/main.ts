@@ -15,7 +15,7 @@ import {
   type RunReport,
   writeReport,
 } from './report.js';
-import { postgresReachable } from './seed.js';
+import { KNOWN_KEYS, postgresReachable } from './seed.js';
 import { runSuite, type ScenarioResult } from './suite.js';
 import { planTargets } from './targets.js';
 
@@ -34,7 +34,7 @@ apps/bench/results/*.json.
   --connections <n>       autocannon connections (50)
   --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)
   --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20;
-                          the references of the page sizes in use always run, and so does a variant's base
+                          the references' scenarios compared with always run, and so does a variant's base
                           (sqlite-1m/update for sqlite-1m+no-audit/update)
   --skip-postgres         leave out the PostgreSQL targets
   --postgres-url <url>    PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres); the suite creates
@@ -183,6 +183,12 @@ async function main(): Promise<number> {
     'rate limiting is off (RATE_LIMIT_PER_MINUTE=0) for the bench, whose load comes from one admin key; ' +
       'the +ratelimited target runs with the in-memory limiter on and a limit that never refuses',
   );
+  if (seeds.some((seed) => seed.knownKeys > 0)) {
+    notes.push(
+      `verification is called with the bench's admin key; the ${KNOWN_KEYS} keys it verifies were created after ` +
+        'seeding (see the seed times), with an audit event each',
+    );
+  }
   if (options.quick) {
     notes.push(
       `quick mode: the larger store has ${options.sizes[1]} keys and as many audit events; the targets are stated ` +

@@ -91,14 +91,14 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
-/** The results table, each figure also as a ratio to the references of the same page size. */
+/** The results table, each figure also as a ratio to the references' scenario it is compared with. */
 export function formatResults(results: readonly ScenarioResult[]): string {
-  const reference = (target: string, limit: number) =>
-    results.find((result) => result.target === target && result.referenceLimit === limit && result.keys === null);
+  const reference = (target: string, scenario: string) =>
+    results.find((result) => result.target === target && result.scenario === scenario && result.keys === null);
   const rows = results.map((result) => {
-    const http = reference('bare-http', result.referenceLimit);
-    const express = reference('bare-express', result.referenceLimit);
-    const validator = reference('express-validator', result.referenceLimit);
+    const http = reference('bare-http', result.reference);
+    const express = reference('bare-express', result.reference);
+    const validator = reference('express-validator', result.reference);
     const failures = result.non2xx + result.errors;
     return [
       result.target,
@@ -140,10 +140,10 @@ export function formatResults(results: readonly ScenarioResult[]): string {
   );
 }
 
-/** Seed times: the keys, then as many audit events. */
+/** Seed times: the keys, then as many audit events, then the keys with known secrets when verification ran. */
 export function formatSeeds(seeds: readonly SeedResult[]): string {
   return table(
-    ['engine', 'keys', 'seconds', 'keys/s', 'audit events', 'seconds', 'events/s'],
+    ['engine', 'keys', 'seconds', 'keys/s', 'audit events', 'seconds', 'events/s', 'known keys', 'seconds'],
     seeds.map((seed) => [
       seed.engine,
       int(seed.keys),
@@ -152,6 +152,8 @@ export function formatSeeds(seeds: readonly SeedResult[]): string {
       int(seed.events),
       dec(seed.eventSeconds, 1),
       int(seed.events / seed.eventSeconds),
+      int(seed.knownKeys),
+      seed.knownKeys === 0 ? '–' : dec(seed.knownKeySeconds, 1),
     ]),
   );
 }

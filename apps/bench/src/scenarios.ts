@@ -1,23 +1,32 @@
 import { LATEST_API_VERSION, API_KEY_STATUSES as STATUSES } from '@apikeys/api-types';
-import { EVENTS_PER_TARGET, type SampledEvent, type Samples, SEEDED_ACTORS } from './seed.js';
+import { checksumOf, randomBase62, SECRET_PREFIX, secretForm } from '@apikeys/store';
+import { EVENTS_PER_TARGET, KNOWN_KEYS, type SampledEvent, type Samples, SEEDED_ACTORS } from './seed.js';
 
 const LIST = '/v1/organizations/api_keys';
 const AUDIT = '/v1/organizations/audit_events';
+const VERIFY = '/v1/keys/verify';
 // The seed spreads keys over three workspaces plus the default one (null, not filterable) and five users.
 const WORKSPACES = ['wrkspc_seed0', 'wrkspc_seed1', 'wrkspc_seed2'];
 const USERS = ['user_seed0', 'user_seed1', 'user_seed2', 'user_seed3', 'user_seed4'];
+
+/** What the references serve: the first page of 20 or 1000 keys, and the verification of a secret. */
+export type ReferenceScenarioName = 'list-20' | 'list-1000' | 'verify' | 'verify-miss';
 
 /** One kind of request the suite measures; its requests cycle through `paths`. */
 export interface Scenario {
   name: string;
   description: string;
   method: 'GET' | 'POST';
-  /** The size of the reference page this scenario is compared with. */
-  referenceLimit: 20 | 1000;
+  /** The references' scenario this one is compared with. */
+  reference: ReferenceScenarioName;
   /** The request paths to cycle through, built from keys and events sampled over the whole database. */
   paths(samples: Samples): string[];
   /** Request body; `%n` becomes a running number so every update changes the key. */
   bodyTemplate?: string;
+  /** Request bodies to cycle through instead. */
+  bodies?(samples: Samples): string[];
+  /** Needs the database's keys with known secrets (`Samples.secrets`), created after seeding. */
+  knownKeys?: true;
   /** Headers on top of the target's (another API version, say). */
   headers?: Record<string, string>;
 }
@@ -47,7 +56,7 @@ const list = (name: string, description: string, paths: Scenario['paths']): Scen
   name,
   description,
   method: 'GET',
-  referenceLimit: 20,
+  reference: 'list-20',
   paths,
 });
 
@@ -98,11 +107,69 @@ export const AUDIT_SCENARIOS: readonly Scenario[] = [
   ),
 ];
 
+const verifyBody = (secret: string) => JSON.stringify({ key: secret });
+
+/**
+ * How many distinct unknown secrets `verify-miss` cycles through: more than a run sends, so that the server's cache
+ * of secrets found to be no key's (5 s by default) never answers.
+ */
+export const UNKNOWN_SECRETS = 200_000;
+// The random part of a secret, between its prefix and its checksum (the store's secrets.ts).
+const SECRET_RANDOM_LENGTH = 43;
+
+/** A secret of no key, in the current form with a valid checksum, so that the server looks it up. */
+function unknownSecret(): string {
+  const body = SECRET_PREFIX.apiKey + randomBase62(SECRET_RANDOM_LENGTH);
+  return body + checksumOf(body);
+}
+
+let unknownSecretBodies: string[] | undefined;
+
+/** The bodies of `verify-miss`, made once per run: every target verifies the same secrets. */
+function verifyMissBodies(): string[] {
+  if (!unknownSecretBodies) {
+    const secrets = Array.from({ length: UNKNOWN_SECRETS }, unknownSecret);
+    if (secretForm(secrets[0] ?? '') !== 'checksummed') {
+      throw new Error(`verify-miss: the store no longer takes ${secrets[0]} for a secret: see SECRET_RANDOM_LENGTH`);
+    }
+    unknownSecretBodies = secrets.map(verifyBody);
+  }
+  return unknownSecretBodies;
+}
+
+/** A verification scenario, in the latest API version (the first has no `verifyApiKey`). */
+const verify = (name: 'verify' | 'verify-miss', description: string, bodies: Scenario['bodies']): Scenario => ({
+  name,
+  description: `verification: ${description}`,
+  method: 'POST',
+  reference: name,
+  paths: () => [VERIFY],
+  bodies,
+  headers: { 'vendor-version': LATEST_API_VERSION },
+});
+
+/** The verification scenarios: the real server and the express-validator reference run both. */
+export const VERIFY_SCENARIOS: readonly Scenario[] = [
+  {
+    ...verify(
+      'verify',
+      `the secrets of ${KNOWN_KEYS} active keys in turn (cache hits after the warm-up)`,
+      ({ secrets }) => secrets.map(verifyBody),
+    ),
+    knownKeys: true,
+  },
+  verify(
+    'verify-miss',
+    `${UNKNOWN_SECRETS} unknown secrets with valid checksums in turn (each one looked up)`,
+    verifyMissBodies,
+  ),
+];
+
 /** Every scenario run against the real server, in the order they run (updates last: they write). */
 export const SCENARIOS: readonly Scenario[] = [
   list('list-20', 'first page, limit=20', () => [`${LIST}?limit=20`]),
   list('list-100', 'first page, limit=100', () => [`${LIST}?limit=100`]),
-  { ...list('list-1000', 'first page, limit=1000', () => [`${LIST}?limit=1000`]), referenceLimit: 1000 },
+  { ...list('list-1000', 'first page, limit=1000', () => [`${LIST}?limit=1000`]), reference: 'list-1000' },
   list('after', 'limit=20, after_id = a sampled key (deep pages over the whole collection)', listPaths('after_id')),
   list('before', 'limit=20, before_id = a sampled key', listPaths('before_id')),
   list('status-after', 'status (cycling the 3 values) + after_id', listPaths('after_id', byStatus)),
@@ -130,12 +197,13 @@ export const SCENARIOS: readonly Scenario[] = [
     headers: { 'vendor-version': LATEST_API_VERSION },
   },
   ...AUDIT_SCENARIOS,
+  ...VERIFY_SCENARIOS,
   list('get', 'retrieve one key (cycling sampled keys)', ({ keyIds }) => keyIds.map((id) => `${LIST}/${id}`)),
   {
     name: 'update',
     description: 'rename a key, cycling distinct sampled keys',
     method: 'POST',
-    referenceLimit: 20,
+    reference: 'list-20',
     paths: ({ keyIds }) => keyIds.map((id) => `${LIST}/${id}`),
     bodyTemplate: '{"name":"bench update %n"}',
   },
@@ -143,31 +211,41 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'update-hot',
     description: 'rename one and the same key over and over',
     method: 'POST',
-    referenceLimit: 20,
+    reference: 'list-20',
     paths: ({ keyIds }) => [`${LIST}/${keyIds[0] ?? 'apikey_missing'}`],
     bodyTemplate: '{"name":"bench hot %n"}',
   },
 ];
 
-/** The reference scenarios: the first page of 20 and of 1000 items. */
+/** The reference scenarios of every reference: the first page of 20 and of 1000 items. */
 export const REFERENCE_SCENARIOS: readonly Scenario[] = [
   { ...list('list-20', 'precomputed first page, 20 items', () => [`${LIST}?limit=20`]) },
-  { ...list('list-1000', 'precomputed first page, 1000 items', () => [`${LIST}?limit=1000`]), referenceLimit: 1000 },
+  { ...list('list-1000', 'precomputed first page, 1000 items', () => [`${LIST}?limit=1000`]), reference: 'list-1000' },
 ];
 
 /**
  * What quick mode runs on each database, so that it stays under three minutes with the build: list, deep pages,
- * audit trail pages and update on the larger SQLite store, the same pages on the smaller one (for the size ratios),
- * list and update on the larger PostgreSQL, and update on two PostgreSQL replicas. (The variants' own are in
- * targets.ts.)
+ * audit trail pages, verification and update on the larger SQLite store, the same pages on the smaller one (for the
+ * size ratios), list, verification and update on the larger PostgreSQL, and update on two PostgreSQL replicas. (The
+ * variants' own are in targets.ts.)
  */
 export const QUICK_SCENARIOS: Record<
   'sqlite-small' | 'sqlite-large' | 'postgres-small' | 'postgres-large' | 'postgres-replicas',
   string[]
 > = {
   'sqlite-small': ['after', 'combo-after', 'audit-after', 'audit-types-after'],
-  'sqlite-large': ['list-20', 'list-1000', 'after', 'combo-after', 'audit-after', 'audit-types-after', 'update'],
+  'sqlite-large': [
+    'list-20',
+    'list-1000',
+    'after',
+    'combo-after',
+    'audit-after',
+    'audit-types-after',
+    'verify',
+    'verify-miss',
+    'update',
+  ],
   'postgres-small': [],
-  'postgres-large': ['list-20', 'update'],
+  'postgres-large': ['list-20', 'verify', 'verify-miss', 'update'],
   'postgres-replicas': ['update'],
 };

@@ -1,9 +1,16 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ApiKey } from '@apikeys/api-types';
+import type { ApiKey, LATEST_API_VERSION, SchemasOf } from '@apikeys/api-types';
 import { toApiKeyJson } from '@apikeys/server/serializers';
 import { databaseUrl, onPostgres } from '@apikeys/server/testing';
-import { DEFAULT_ORGANIZATION, openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
+import {
+  type ApiKeyRecord,
+  DEFAULT_ORGANIZATION,
+  type OrganizationRecord,
+  openMigratedStore,
+  parseDatabaseUrl,
+  type Store,
+} from '@apikeys/store';
 import Database from 'better-sqlite3';
 
 /** Engines the suite runs the server on. */
@@ -25,6 +32,18 @@ export interface Samples {
   keyIds: string[];
   /** Audit events over the whole trail. */
   events: SampledEvent[];
+  /** Secrets of active keys (`KnownKeys`), for verification; empty unless the database has them. */
+  secrets: string[];
+}
+
+/** A verification as the latest API version answers it. */
+export type KeyVerification = SchemasOf<typeof LATEST_API_VERSION>['KeyVerification'];
+
+/** Active keys created with secrets the bench knows (seeded keys have none), and what verifying each answers. */
+export interface KnownKeys {
+  keys: { secret: string; verification: KeyVerification }[];
+  /** Wall-clock seconds creating them took. */
+  seconds: number;
 }
 
 /** A seeded database, ready for a server to open. */
@@ -155,6 +174,7 @@ export async function seedSqlite(dir: string, keys: number): Promise<SeededDatab
       return {
         keyIds: all<{ id: string }>(SAMPLE_SQL).map((row) => row.id),
         events: all<SampledEventRow>(SAMPLE_EVENTS_SQL).map(toSampledEvent),
+        secrets: [],
       };
     } finally {
       db.close();
@@ -181,7 +201,76 @@ export async function seedPostgres(serverUrl: string, keys: number): Promise<See
       const parameters = [DEFAULT_ORGANIZATION.id, SAMPLE_SIZE];
       const keys = await client.query<{ id: string }>(SAMPLE_SQL, parameters);
       const events = await client.query<SampledEventRow>(SAMPLE_EVENTS_SQL, parameters);
-      return { keyIds: keys.rows.map((row) => row.id), events: events.rows.map(toSampledEvent) };
+      return { keyIds: keys.rows.map((row) => row.id), events: events.rows.map(toSampledEvent), secrets: [] };
     });
   return { ...(await seed('postgres', url, keys, sample)), drop: async () => void (await drop()) };
+}
+
+/** How many keys with known secrets a database gets for the verification scenarios. */
+export const KNOWN_KEYS = 10_000;
+// One commit per key would take seconds per thousand on PostgreSQL: each transaction creates a chunk, a few at once.
+const KNOWN_KEYS_PER_TRANSACTION = 500;
+const TRANSACTIONS_AT_ONCE = 4;
+
+/**
+ * What the server answers for a known key. The server's serializer of the latest version is not exported; these keys
+ * are all alike (active, in the default workspace, no principal, no expiry), and the references' response validation
+ * checks this shape against the spec on every request.
+ */
+function validVerification(key: ApiKeyRecord, organization: OrganizationRecord): KeyVerification {
+  return {
+    valid: true,
+    code: 'VALID',
+    key: {
+      id: key.id,
+      type: 'api_key',
+      organization_id: organization.id,
+      name: key.name,
+      scope: { type: 'workspace', workspace_id: organization.defaultWorkspaceId },
+      principal: null,
+      expires_at: null,
+      status: 'active',
+    },
+  };
+}
+
+async function createKnownKeys(store: Store, count: number): Promise<KnownKeys['keys']> {
+  const organization = await store.getOrganization(DEFAULT_ORGANIZATION.id);
+  if (!organization) {
+    throw new Error(`the seeded database has no organization ${DEFAULT_ORGANIZATION.id}`);
+  }
+  const createdBy = { type: 'service_account', id: 'svcacct_bench' } as const;
+  const createChunk = (from: number, to: number) =>
+    store.transaction(async (transaction) => {
+      const created = [];
+      for (let index = from; index < to; index++) {
+        const name = `bench verify ${index}`;
+        created.push(await transaction.createApiKey({ organizationId: organization.id, name, createdBy }));
+      }
+      return created;
+    });
+  const keys: KnownKeys['keys'] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let from = next; from < count; from = next) {
+      next = Math.min(count, from + KNOWN_KEYS_PER_TRANSACTION);
+      for (const { apiKey, secret } of await createChunk(from, next)) {
+        keys.push({ secret, verification: validVerification(apiKey, organization) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: TRANSACTIONS_AT_ONCE }, worker));
+  return keys;
+}
+
+/** Creates `KNOWN_KEYS` active keys in the default organization of a seeded database (also its audit events). */
+export async function seedKnownKeys(databaseUrl: string): Promise<KnownKeys> {
+  const { store } = await openMigratedStore(parseDatabaseUrl(databaseUrl));
+  try {
+    const started = performance.now();
+    const keys = await createKnownKeys(store, KNOWN_KEYS);
+    return { keys, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await store.close();
+  }
 }

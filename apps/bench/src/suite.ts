@@ -4,8 +4,17 @@ import { API_VERSION } from '@apikeys/api-types';
 import type { StartedServerProcess as ServerProcess } from '@apikeys/server/testing';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
-import { SCENARIOS, type Scenario } from './scenarios.js';
-import { type Engine, type Samples, type SeededDatabase, seedPostgres, seedSqlite } from './seed.js';
+import { type ReferenceScenarioName, SCENARIOS, type Scenario } from './scenarios.js';
+import {
+  type Engine,
+  KNOWN_KEYS,
+  type KnownKeys,
+  type Samples,
+  type SeededDatabase,
+  seedKnownKeys,
+  seedPostgres,
+  seedSqlite,
+} from './seed.js';
 import { startServer } from './server-process.js';
 import { API_TARGET_ENV, type Target } from './targets.js';
 
@@ -18,7 +27,8 @@ export interface ScenarioResult extends LoadResult {
   keys: number | null;
   /** How many server processes shared the load (replicas of the real server on one PostgreSQL database). */
   replicas: number;
-  referenceLimit: 20 | 1000;
+  /** The references' scenario this one is compared with. */
+  reference: ReferenceScenarioName;
   /** Summed over the replicas when there are several. */
   serverCpuMicrosPerRequest: number;
   /** PostgreSQL's own processes, per request (PostgreSQL targets only). */
@@ -43,6 +53,9 @@ export interface SeedResult {
   /** Audit events seeded after the keys, and the seconds they took. */
   events: number;
   eventSeconds: number;
+  /** Keys created with known secrets for verification (0 when none ran there), and the seconds they took. */
+  knownKeys: number;
+  knownKeySeconds: number;
 }
 
 export interface SuiteSettings {
@@ -79,9 +92,16 @@ function failedRequestLines(log: string, limit: number): string[] {
   return lines;
 }
 
+/** A seeded database: its engine and number of keys. */
+interface DatabaseId {
+  engine: Engine;
+  keys: number;
+}
+
 /** Seeds each database once, on first use, and drops them all at the end. */
 class Databases {
   private readonly seeded = new Map<string, Promise<SeededDatabase>>();
+  private readonly known = new Map<string, Promise<KnownKeys>>();
   readonly seeds: SeedResult[] = [];
 
   constructor(private readonly settings: SuiteSettings) {}
@@ -95,7 +115,7 @@ class Databases {
         engine === 'sqlite' ? seedSqlite(this.settings.workDir, keys) : seedPostgres(this.settings.postgresUrl, keys)
       ).then((seeded) => {
         const { events, seedSeconds: seconds, eventSeedSeconds: eventSeconds } = seeded;
-        this.seeds.push({ engine, keys, seconds, events, eventSeconds });
+        this.seeds.push({ engine, keys, seconds, events, eventSeconds, knownKeys: 0, knownKeySeconds: 0 });
         this.settings.onProgress(
           `seeded ${keys} keys into ${engine} in ${seconds.toFixed(1)} s, ${events} audit events in ` +
             `${eventSeconds.toFixed(1)} s`,
@@ -105,6 +125,27 @@ class Databases {
       this.seeded.set(key, database);
     }
     return database;
+  }
+
+  /** The keys with known secrets of a seeded database, created on first use (after its samples were taken). */
+  knownKeys({ engine, keys }: DatabaseId): Promise<KnownKeys> {
+    const key = `${engine}-${keys}`;
+    let known = this.known.get(key);
+    if (!known) {
+      known = this.get(engine, keys).then(async (database) => {
+        this.settings.onProgress(`creating ${KNOWN_KEYS} keys with known secrets in ${engine} (${keys} keys)…`);
+        const created = await seedKnownKeys(database.databaseUrl);
+        const seed = this.seeds.find((entry) => entry.engine === engine && entry.keys === keys);
+        if (seed) {
+          seed.knownKeys = created.keys.length;
+          seed.knownKeySeconds = created.seconds;
+        }
+        this.settings.onProgress(`created ${created.keys.length} keys in ${engine} in ${created.seconds.toFixed(1)} s`);
+        return created;
+      });
+      this.known.set(key, known);
+    }
+    return known;
   }
 
   async dropAll(): Promise<void> {
@@ -157,7 +198,7 @@ async function measure(
     engine: target.kind === 'api' ? target.engine : 'reference',
     keys: target.kind === 'api' ? target.keys : null,
     replicas: target.kind === 'api' ? target.replicas : 1,
-    referenceLimit: scenario.referenceLimit,
+    reference: scenario.reference,
     ...result,
     serverCpuMicrosPerRequest: cpu / requests,
     databaseCpuMicrosPerRequest: postgres ? databaseCpu / requests : null,
@@ -178,21 +219,43 @@ interface RunningTarget {
   startRss: number;
 }
 
-/** Starts the servers of a target on its (already seeded) database. */
-async function startTarget(target: Target, databases: Databases, settings: SuiteSettings): Promise<RunningTarget> {
+const needsKnownKeys = (target: Target) => target.scenarios.some((scenario) => scenario.knownKeys);
+
+/**
+ * Starts the servers of a target on its (already seeded) database. The references verify the known keys of
+ * `referenceKeys`' database.
+ */
+async function startTarget(
+  target: Target,
+  databases: Databases,
+  settings: SuiteSettings,
+  referenceKeys: DatabaseId,
+): Promise<RunningTarget> {
   const headers: Record<string, string> = { 'vendor-version': API_VERSION, 'content-type': 'application/json' };
   let env: Record<string, string>;
-  let samples: Samples = { keyIds: [], events: [] };
+  let samples: Samples = { keyIds: [], events: [], secrets: [] };
   if (target.kind === 'reference') {
     // The references serve the same first 1000 keys the real server lists, so the bodies are the same size.
     const database = await databases.get('sqlite', REFERENCE_DATABASE_KEYS);
     const itemsFile = join(settings.workDir, 'reference-items.json');
     writeFileSync(itemsFile, JSON.stringify(database.firstItems));
     env = { BENCH_PAGE_FILE: itemsFile, PORT: '0', HOST: '127.0.0.1' };
+    if (needsKnownKeys(target)) {
+      // The same secrets and answers as the real server's, so that both verify the same requests.
+      const known = await databases.knownKeys(referenceKeys);
+      const verificationsFile = join(settings.workDir, `${target.name}-verifications.json`);
+      writeFileSync(verificationsFile, JSON.stringify(known.keys));
+      env.BENCH_VERIFICATIONS_FILE = verificationsFile;
+      samples = { ...samples, secrets: known.keys.map((key) => key.secret) };
+    }
     headers['x-api-key'] = database.adminSecret;
   } else {
     const database = await databases.get(target.engine, target.keys);
     samples = database.samples;
+    if (needsKnownKeys(target)) {
+      const known = await databases.knownKeys(target);
+      samples = { ...samples, secrets: known.keys.map((key) => key.secret) };
+    }
     env = {
       PORT: '0',
       HOST: '127.0.0.1',
@@ -245,6 +308,7 @@ async function runScenario(
     headers: { ...headers, ...scenario.headers },
     paths: scenario.paths(samples),
     bodyTemplate: scenario.bodyTemplate,
+    bodies: scenario.bodies?.(samples),
   };
   try {
     settings.onResult(await measure(target, scenario, servers, job, load, startRss));
@@ -258,6 +322,20 @@ async function runScenario(
 
 /** The keys of the SQLite database whose first page the references serve. */
 const REFERENCE_DATABASE_KEYS = 10_000;
+
+const REFERENCE_DATABASE: DatabaseId = { engine: 'sqlite', keys: REFERENCE_DATABASE_KEYS };
+
+/** The database a target's servers open; the references' is the one whose first page they serve. */
+const databaseOf = (target: Target): DatabaseId => (target.kind === 'api' ? target : REFERENCE_DATABASE);
+
+/**
+ * The database whose known keys the references verify: the first the real server verifies in, so that both verify
+ * the same secrets; the references' own when the real server verifies in none (a reference's scenario run alone).
+ */
+function referenceKeysOf(targets: readonly Target[]): DatabaseId {
+  const verifying = targets.find((target) => target.kind === 'api' && needsKnownKeys(target));
+  return verifying ? databaseOf(verifying) : REFERENCE_DATABASE;
+}
 
 /** The order scenarios run in: that of SCENARIOS (updates last, as they write), references' among them. */
 function scenarioOrder(targets: readonly Target[]): string[] {
@@ -280,16 +358,19 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
   const databases = new Databases(settings);
   const running: RunningTarget[] = [];
   try {
+    const referenceKeys = referenceKeysOf(targets);
     for (const target of targets) {
-      if (target.kind === 'reference') {
-        await databases.get('sqlite', REFERENCE_DATABASE_KEYS);
-      } else {
-        await databases.get(target.engine, target.keys);
-      }
+      const { engine, keys } = databaseOf(target);
+      await databases.get(engine, keys);
+    }
+    for (const target of targets.filter(needsKnownKeys)) {
+      await databases.knownKeys(target.kind === 'api' ? target : referenceKeys);
     }
     // Started side by side: each server's start-up is a second or two of CPU that no measurement needs to wait for
     // in turn.
-    const started = await Promise.allSettled(targets.map((target) => startTarget(target, databases, settings)));
+    const started = await Promise.allSettled(
+      targets.map((target) => startTarget(target, databases, settings, referenceKeys)),
+    );
     for (const outcome of started) {
       if (outcome.status === 'fulfilled') {
         running.push(outcome.value);

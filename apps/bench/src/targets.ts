@@ -1,10 +1,17 @@
 import { LATEST_API_VERSION } from '@apikeys/api-types';
-import { QUICK_SCENARIOS, REFERENCE_SCENARIOS, SCENARIOS, type Scenario } from './scenarios.js';
-import type { Engine } from './seed.js';
+import { QUICK_SCENARIOS, REFERENCE_SCENARIOS, SCENARIOS, type Scenario, VERIFY_SCENARIOS } from './scenarios.js';
+import { type Engine, KNOWN_KEYS } from './seed.js';
 
 /** The references, cheapest first: every figure of the real server is also printed as a ratio to each. */
 export const REFERENCE_NAMES = ['bare-http', 'bare-express', 'express-validator'] as const;
 export type ReferenceName = (typeof REFERENCE_NAMES)[number];
+
+/** What each reference serves: the first pages, and verification for the one that validates against the spec. */
+const SERVED_BY: Record<ReferenceName, readonly Scenario[]> = {
+  'bare-http': REFERENCE_SCENARIOS,
+  'bare-express': REFERENCE_SCENARIOS,
+  'express-validator': [...REFERENCE_SCENARIOS, ...VERIFY_SCENARIOS],
+};
 
 /**
  * A server the suite measures: one of the references, or the real server on one seeded database, as one process
@@ -50,9 +57,16 @@ export interface Variant {
 }
 
 /**
+ * The entries of the verification cache in the `verify-cache-full` variant: the known keys that `verify` fills it
+ * with, after which every secret of `verify-miss` replaces the least recently used entry.
+ */
+export const VERIFY_CACHE_FULL_ENTRIES = KNOWN_KEYS;
+
+/**
  * The variants. `control` is the same server with nothing switched on, in a process of its own: how far two
  * processes of one server differ. `no-audit` is the other way round: the same server with the audit trail off, to
- * measure what recording every update costs.
+ * measure what recording every update costs. `verify-cache-full` keeps every entry of its verification cache until
+ * the cache is full (times to live of an hour), for its RSS once full.
  */
 export const VARIANTS: readonly Variant[] = [
   {
@@ -99,6 +113,18 @@ export const VARIANTS: readonly Variant[] = [
     // In quick runs too, as the check that the comparison runs (its 2 s figures are too noisy to judge 15 % by).
     quickScenarios: ['update'],
   },
+  {
+    suffix: 'verify-cache-full',
+    description: `verification with a cache of ${VERIFY_CACHE_FULL_ENTRIES} entries, kept until the cache is full`,
+    env: {
+      VERIFY_CACHE_MAX_KEYS: String(VERIFY_CACHE_FULL_ENTRIES),
+      VERIFY_CACHE_TTL_SECONDS: '3600',
+      VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: '3600',
+    },
+    engines: ['sqlite', 'postgres'],
+    scenarios: ['verify', 'verify-miss'],
+    quickScenarios: ['verify', 'verify-miss'],
+  },
 ];
 
 /** The name of a variant of a target: `sqlite-1m+ratelimited`. */
@@ -135,6 +161,8 @@ const REFERENCES = 'apps/bench/dist/references';
 export const POSTGRES_REPLICAS = 2;
 /** What the replicas run: the writes that one server cannot scale past, and a read for comparison. */
 const REPLICA_SCENARIOS = ['list-20', 'update', 'update-hot'];
+/** Run on the larger store only: the keys that verification creates would double the smaller one. */
+const LARGER_STORE_ONLY = new Set(VERIFY_SCENARIOS.map((scenario) => scenario.name));
 
 /**
  * The targets to run, in order, each with the scenarios selected by mode and `--only`. A target's variants follow it
@@ -153,6 +181,8 @@ export function planTargets(options: PlanOptions): Target[] {
     for (const [index, keys] of options.sizes.entries()) {
       const name = `${engine}-${sizeLabel(keys)}`;
       const quickNames = options.quick ? QUICK_SCENARIOS[`${engine}-${index === 0 ? 'small' : 'large'}`] : undefined;
+      const storeScenarios =
+        index === 0 ? SCENARIOS.filter((scenario) => !LARGER_STORE_ONLY.has(scenario.name)) : SCENARIOS;
       const base: ApiTarget = { name, kind: 'api', engine, keys, replicas: 1, script: SERVER_SCRIPT, scenarios: [] };
       const variants: ApiTarget[] = [];
       for (const variant of keys === options.sizes[1] ? VARIANTS : []) {
@@ -169,7 +199,7 @@ export function planTargets(options: PlanOptions): Target[] {
       }
       // A variant is measured against its base: the base runs what its variants run, whatever `--only` says.
       const compared = new Set(variants.flatMap((variant) => variant.scenarios.map((scenario) => scenario.name)));
-      const own = selected(name, SCENARIOS, quickNames);
+      const own = selected(name, storeScenarios, quickNames);
       base.scenarios = SCENARIOS.filter((scenario) => own.includes(scenario) || compared.has(scenario.name));
       apiTargets.push(base, ...variants);
     }
@@ -190,14 +220,14 @@ export function planTargets(options: PlanOptions): Target[] {
       scenarios,
     });
   }
-  // Every figure is compared with the references, so those of the page sizes in use always run.
-  const limits = new Set(apiTargets.flatMap((target) => target.scenarios.map((scenario) => scenario.referenceLimit)));
+  // Every figure is compared with the references, so the scenarios of theirs in use always run.
+  const compared = new Set(apiTargets.flatMap((target) => target.scenarios.map((scenario) => scenario.reference)));
   const references: Target[] = REFERENCE_NAMES.map((name) => ({
     name,
     kind: 'reference',
     script: `${REFERENCES}/${name}.js`,
-    scenarios: REFERENCE_SCENARIOS.filter(
-      (scenario) => limits.has(scenario.referenceLimit) || selected(name, [scenario]).length > 0,
+    scenarios: SERVED_BY[name].filter(
+      (scenario) => compared.has(scenario.reference) || selected(name, [scenario]).length > 0,
     ),
   }));
   const targets = [...references, ...apiTargets];

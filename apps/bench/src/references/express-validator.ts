@@ -1,16 +1,31 @@
 // Reference 3: Express 5 with express-openapi-validator checking every request and response against the real spec,
-// configured by the server's own function, serving the page from an in-memory array. No authentication, logging or
-// database: the floor that the spec validation alone puts under the real server.
+// configured by the server's own function: it serves the page from an in-memory array, and verifies a secret by its
+// SHA-256 in an in-memory map. No authentication, logging or database: the floor that the spec validation alone puts
+// under the real server.
+import { LATEST_API_VERSION } from '@apikeys/api-types';
 import { validateWithSpec } from '@apikeys/server/validate-with-spec';
 import { loadSpec } from '@apikeys/spec';
 import express from 'express';
 import { firstPage, loadItems, logListening } from './page.js';
+import { hashOf, loadVerifications, NOT_FOUND } from './verifications.js';
+
+const VERIFY = '/v1/keys/verify';
 
 const items = loadItems();
+const verifications = loadVerifications();
+// The bench lists keys in the first version and verifies them in the latest, the first to have the operation: each
+// request is validated against the document of its version.
+const firstVersion = express.Router().use(validateWithSpec(loadSpec()));
+const latestVersion = express.Router().use(validateWithSpec(loadSpec(LATEST_API_VERSION)));
+
 const app = express();
-app.use(validateWithSpec(loadSpec()));
+app.use(express.json());
+app.use((req, res, next) => (req.path === VERIFY ? latestVersion : firstVersion)(req, res, next));
 app.get('/v1/organizations/api_keys', (req, res) => {
   res.json(firstPage(items, Number(req.query.limit)));
+});
+app.post(VERIFY, (req, res) => {
+  res.json(verifications.get(hashOf((req.body as { key: string }).key)) ?? NOT_FOUND);
 });
 app.use(
   (
