@@ -1,3 +1,4 @@
+import { type PropagationResult, propagationSummary } from './propagation.js';
 import { AUDIT_SCENARIOS } from './scenarios.js';
 import type { ScenarioResult, SeedResult } from './suite.js';
 import {
@@ -58,6 +59,7 @@ export function checkGoals(
   results: readonly ScenarioResult[],
   seeds: readonly SeedResult[],
   sizes: readonly [number, number],
+  propagation: readonly PropagationResult[] = [],
 ): GoalCheck[] {
   const find = (target: string, scenario: string) =>
     results.find((result) => result.target === target && result.scenario === scenario);
@@ -214,6 +216,15 @@ export function checkGoals(
       `verify, ${target}: server RSS ≤ 200 MB with its verification cache full (${VERIFY_CACHE_FULL_ENTRIES} entries)`,
       fullPeak === undefined ? undefined : `${fmt(fullPeak / 1e6, 0)} MB peak`,
       fullPeak !== undefined && fullPeak <= 200e6,
+    );
+  }
+  // Issue 16: a deactivation through one replica, in the other's verification within a second, every trial.
+  for (const result of propagation) {
+    const { medianMs, maxMs } = propagationSummary(result);
+    check(
+      `propagation, ${result.target}: a deactivation reaches the other replica's verification within 1 s`,
+      `median ${fmt(medianMs, 1)} ms, max ${fmt(maxMs, 1)} ms (${result.delaysMs.length} trials)`,
+      result.timedOut === 0 && maxMs <= 1_000,
     );
   }
   return checks;

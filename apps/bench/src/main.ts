@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { checkGoals } from './goals.js';
 import { LoadGenerator } from './load.js';
 import { summarizeProfile } from './profile-summary.js';
+import { type PropagationResult, propagationSummary } from './propagation.js';
 import {
   describeMachine,
   formatGoals,
@@ -133,6 +134,7 @@ async function main(): Promise<number> {
   }
 
   const results: ScenarioResult[] = [];
+  const propagation: PropagationResult[] = [];
   const failures: string[] = [];
   const clock = performance.now();
   const elapsed = () => `[${((performance.now() - clock) / 1000).toFixed(0).padStart(4)} s]`;
@@ -153,6 +155,11 @@ async function main(): Promise<number> {
       onFailure: (message) => {
         failures.push(message);
         note(`!!!!! ${message}`);
+      },
+      onPropagation: (result) => {
+        propagation.push(result);
+        const { medianMs, maxMs } = propagationSummary(result);
+        note(`${elapsed()} ${result.target}: propagation median ${medianMs.toFixed(1)} ms, max ${maxMs.toFixed(1)} ms`);
       },
       onResult: (result) => {
         results.push(result);
@@ -178,7 +185,7 @@ async function main(): Promise<number> {
   }
 
   const machine = await describeMachine(postgres ? options.postgresUrl : undefined);
-  const goals = checkGoals(results, seeds, options.sizes);
+  const goals = checkGoals(results, seeds, options.sizes, propagation);
   notes.push(
     'rate limiting is off (RATE_LIMIT_PER_MINUTE=0) for the bench, whose load comes from one admin key; ' +
       'the +ratelimited target runs with the in-memory limiter on and a limit that never refuses',
@@ -208,6 +215,7 @@ async function main(): Promise<number> {
     machine,
     seeds,
     results,
+    propagation,
     goals,
     notes,
     failures,

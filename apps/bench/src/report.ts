@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { GoalCheck } from './goals.js';
+import type { PropagationResult } from './propagation.js';
 import type { ScenarioResult, SeedResult } from './suite.js';
 
 /** The machine a run was measured on. */
@@ -32,6 +33,8 @@ export interface RunReport {
   machine: Machine;
   seeds: SeedResult[];
   results: ScenarioResult[];
+  /** Issue 16: how long a change through one replica took to reach another's verification. */
+  propagation: PropagationResult[];
   goals: GoalCheck[];
   notes: string[];
   /** Scenarios that could not be measured, and why. */

@@ -4,6 +4,7 @@ import { API_VERSION } from '@apikeys/api-types';
 import type { StartedServerProcess as ServerProcess } from '@apikeys/server/testing';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
+import { measurePropagation, PROPAGATION_TRIALS, type PropagationResult } from './propagation.js';
 import { type ReferenceScenarioName, SCENARIOS, type Scenario } from './scenarios.js';
 import {
   type Engine,
@@ -72,6 +73,8 @@ export interface SuiteSettings {
   cpuProfileDir?: string | undefined;
   /** Called with each result as soon as it is measured. */
   onResult(result: ScenarioResult): void;
+  /** Called with the propagation figure of each target of several replicas, once its scenarios are done. */
+  onPropagation(result: PropagationResult): void;
   onProgress(message: string): void;
   /** Called when a scenario cannot be measured (its server died, say); the suite goes on with the next. */
   onFailure(message: string): void;
@@ -411,6 +414,13 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
         if (baseJob && baseOf(jobs[index + 1]?.entry) !== base) {
           await run(baseJob);
         }
+      }
+    }
+    // Once the load is over: a deactivation through one replica, timed until the other's verification says so.
+    for (const { target, servers, headers } of running) {
+      if (target.kind === 'api' && target.replicas > 1) {
+        settings.onProgress(`${target.name}: timing ${PROPAGATION_TRIALS} deactivations from one replica to the other`);
+        settings.onPropagation(await measurePropagation(target.name, servers, headers));
       }
     }
   } finally {
