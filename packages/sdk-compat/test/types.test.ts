@@ -15,8 +15,9 @@ type ListQuery = NonNullable<OperationsOf<Version>['listApiKeys']['parameters'][
 type NonNullListParams = { [Name in keyof APIKeyListParams]?: Exclude<APIKeyListParams[Name], null> };
 
 describe("the SDK's types against the spec's generated types (2026-10-21)", () => {
-  it("BetaAPIKey is exactly the spec's ApiKey", () => {
-    expectTypeOf<BetaAPIKey>().toEqualTypeOf<Schemas['ApiKey']>();
+  it("BetaAPIKey is exactly the spec's ApiKey without last_used_at, which this API adds (the SDK ignores it)", () => {
+    expectTypeOf<BetaAPIKey>().toEqualTypeOf<Omit<Schemas['ApiKey'], 'last_used_at'>>();
+    expectTypeOf<Schemas['ApiKey']['last_used_at']>().toEqualTypeOf<string | null>();
   });
 
   it('every APIKeyUpdateParams is a valid UpdateApiKeyRequest (the SDK has no expires_at to send)', () => {
