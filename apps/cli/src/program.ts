@@ -14,9 +14,9 @@ import { registerOrgs } from './commands/orgs.js';
 // One line per paragraph: commander wraps the help to the terminal's width.
 const DESCRIPTION = [
   'Command line of the API key administration service.',
-  'Database commands (operator): migrate, orgs, admin-keys, verifier-keys, keys create, keys seed. They work directly on the ' +
-    "database named by DATABASE_URL, the same as the server's (default: SQLite at ./data/api-keys.sqlite), and " +
-    'print one JSON document on stdout.',
+  'Database commands (operator): migrate, orgs, admin-keys, verifier-keys, keys create, keys seed. They work ' +
+    "directly on the database named by DATABASE_URL, the same as the server's (default: SQLite at " +
+    './data/api-keys.sqlite), and print one JSON document on stdout.',
   'API commands (admin): keys list, keys get, keys update, keys issue, keys rotate, keys history, audit list. They ' +
     'call the admin API at ' +
     'APIKEYS_BASE_URL (or --base-url; default: http://127.0.0.1:8080) with the admin key in APIKEYS_ADMIN_KEY (or ' +

@@ -9,7 +9,7 @@ export interface KeyCacheSettings {
   maxEntries: number;
   /** How long a found key is trusted without hearing of a change to it: the net under lost notifications. */
   ttlMs: number;
-  /** How long a secret found to be no key's is remembered: a flood of one unknown secret reaches the store this often. */
+  /** How long a secret that is no key's is remembered: a flood of one unknown secret reaches the store this often. */
   negativeTtlMs: number;
 }
 
