@@ -1,11 +1,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiKey, LATEST_API_VERSION, SchemasOf } from '@apikeys/api-types';
-import { toApiKeyJson } from '@apikeys/server/serializers';
+import { toApiKeyJson, toKeyVerificationJson } from '@apikeys/server/serializers';
 import { databaseUrl, onPostgres } from '@apikeys/server/testing';
 import {
   type ApiKeyRecord,
   DEFAULT_ORGANIZATION,
+  nowMicros,
   type OrganizationRecord,
   openMigratedStore,
   parseDatabaseUrl,
@@ -212,26 +213,10 @@ export const KNOWN_KEYS = 10_000;
 const KNOWN_KEYS_PER_TRANSACTION = 500;
 const TRANSACTIONS_AT_ONCE = 4;
 
-/**
- * What the server answers for a known key. The server's serializer of the latest version is not exported; these keys
- * are all alike (active, in the default workspace, no principal, no expiry), and the references' response validation
- * checks this shape against the spec on every request.
- */
+/** What the server answers for a known key, by the server's own serializer. */
 function validVerification(key: ApiKeyRecord, organization: OrganizationRecord): KeyVerification {
-  return {
-    valid: true,
-    code: 'VALID',
-    key: {
-      id: key.id,
-      type: 'api_key',
-      organization_id: organization.id,
-      name: key.name,
-      scope: { type: 'workspace', workspace_id: organization.defaultWorkspaceId },
-      principal: null,
-      expires_at: null,
-      status: 'active',
-    },
-  };
+  const context = { defaultWorkspaceId: organization.defaultWorkspaceId, now: nowMicros() };
+  return toKeyVerificationJson({ found: true, key, status: 'active' }, organization.id, context);
 }
 
 async function createKnownKeys(store: Store, count: number): Promise<KnownKeys['keys']> {

@@ -3,7 +3,6 @@ import { startTestServer, type TestOrganization, type TestServer } from '@apikey
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type AdminClient,
-  ApiKeysError,
   type AuditEvent,
   AuditEventPage,
   type CreatedApiKey,
@@ -13,6 +12,7 @@ import {
   NotFoundError,
   UnsupportedOperationError,
 } from '../src/index.js';
+import { failure } from './support/failure.js';
 import { observedFetch } from './support/observed-fetch.js';
 import { errorBody, type ScriptedServer, startScriptedServer } from './support/scripted-server.js';
 
@@ -36,16 +36,6 @@ let beta: CreatedApiKey;
 let replacement: CreatedApiKey;
 /** The organization's whole trail, newest first, as one page of the API returns it. */
 let trail: AuditEvent[];
-
-/** Awaits a rejection and returns the error. */
-async function failure(pending: Promise<unknown>): Promise<ApiKeysError> {
-  const error = await pending.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(ApiKeysError);
-  return error as ApiKeysError;
-}
 
 async function collect(events: AsyncIterable<AuditEvent>): Promise<AuditEvent[]> {
   const collected: AuditEvent[] = [];

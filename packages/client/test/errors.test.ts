@@ -14,6 +14,7 @@ import {
   RateLimitError,
   RequestTooLargeError,
 } from '../src/index.js';
+import { failure } from './support/failure.js';
 import { observedFetch, type SentRequest } from './support/observed-fetch.js';
 import { errorBody, startScriptedServer } from './support/scripted-server.js';
 
@@ -27,16 +28,6 @@ function clientFor(
 ): { client: AdminClient; sent: SentRequest[] } {
   const { fetch, sent } = observedFetch();
   return { client: createAdminClient({ baseUrl: server.baseUrl, apiKey, fetch, ...options }), sent };
-}
-
-/** Awaits a rejection and returns the error, so its fields can be checked one by one. */
-async function failure(pending: Promise<unknown>): Promise<ApiKeysError> {
-  const error = await pending.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(ApiKeysError);
-  return error as ApiKeysError;
 }
 
 /** Checks what every error from the server carries: status, type, message, request ID (header = body) and body. */

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import {
   type AdminClient,
   type ApiKey,
-  ApiKeysError,
   type ApiVersion,
   type CreateApiKeyBody,
   type CreatedApiKey,
@@ -15,6 +14,7 @@ import {
   UnsupportedOperationError,
   type UpdateApiKeyBody,
 } from '../src/index.js';
+import { failure } from './support/failure.js';
 import { observedFetch } from './support/observed-fetch.js';
 
 // The key lifecycle of 2026-10-21 (create, rotate, expiry) through the client's default version, against the real
@@ -35,16 +35,6 @@ function fromNow(seconds: number): string {
 /** The microsecond form the server answers with, of an RFC 3339 time in whole seconds. */
 function micros(rfc3339: string): string {
   return rfc3339.replace(/Z$/, '.000000Z');
-}
-
-/** Awaits a rejection and returns the error. */
-async function failure(pending: Promise<unknown>): Promise<ApiKeysError> {
-  const error = await pending.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(ApiKeysError);
-  return error as ApiKeysError;
 }
 
 beforeAll(async () => {

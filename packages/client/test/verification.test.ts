@@ -3,7 +3,6 @@ import { startTestServer, type TestOrganization, type TestServer } from '@apikey
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type AdminClient,
-  ApiKeysError,
   createAdminClient,
   createVerifierClient,
   type KeyVerification,
@@ -11,6 +10,7 @@ import {
   UnsupportedOperationError,
   type VerificationCode,
 } from '../src/index.js';
+import { failure } from './support/failure.js';
 import { observedFetch } from './support/observed-fetch.js';
 
 // Verification through the client, against the real server: `apiKeys.verify` of the admin client, and the verifier
@@ -34,16 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-/** Awaits a rejection and returns the error. */
-async function failure(pending: Promise<unknown>): Promise<ApiKeysError> {
-  const error = await pending.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(ApiKeysError);
-  return error as ApiKeysError;
-}
 
 describe('createVerifierClient: keys.verify', () => {
   it('says whether a secret is a valid key, and which, with a verifier key', async () => {

@@ -140,30 +140,24 @@ const LAST_USED_AT = sql<number | string | null>`(select u.last_used_at from api
 /** What every read of a key selects: its columns, then when it was last used. */
 const API_KEY_SELECTION = [...API_KEY_COLUMNS, LAST_USED_AT] as const;
 
-const VERIFIER_KEY_COLUMNS = ADMIN_KEY_COLUMNS;
+/** The columns credential lookups read, the same in `admin_keys` and `verifier_keys`. */
+const CREDENTIAL_KEY_COLUMNS = ADMIN_KEY_COLUMNS;
 
-/** What a verification reads of a key: its organization, its hash (compared again in constant time), the key. */
-const KEY_OF_SECRET_COLUMNS = ['organization_id', 'secret_hash', ...API_KEY_SELECTION] as const;
+/**
+ * What a verification reads of a key: its organization, its hash (compared again in constant time), the key; not
+ * when it was last used, which a verification never shows.
+ */
+const KEY_OF_SECRET_COLUMNS = ['organization_id', 'secret_hash', ...API_KEY_COLUMNS] as const;
 
 const ORGANIZATION_COLUMNS = ['id', 'name', 'default_workspace_id as defaultWorkspaceId'] as const;
 
-/** An admin key row as column values, in the order of `ADMIN_KEY_COLUMNS`. */
-type AdminKeyValues = [
+/** An admin key or verifier key row as column values, in the order of `CREDENTIAL_KEY_COLUMNS`. */
+type CredentialKeyValues = [
   id: string,
   organization_id: string,
   name: string,
   partial_key_hint: string,
-  status: AdminKeysTable['status'],
-  secret_hash: string,
-];
-
-/** A verifier key row as column values, in the order of `VERIFIER_KEY_COLUMNS`. */
-type VerifierKeyValues = [
-  id: string,
-  organization_id: string,
-  name: string,
-  partial_key_hint: string,
-  status: VerifierKeysTable['status'],
+  status: AdminKeysTable['status'] & VerifierKeysTable['status'],
   secret_hash: string,
 ];
 
@@ -264,7 +258,8 @@ type ApiKeyValues = [
   principal_type: ApiKeysTable['principal_type'],
   principal_id: string | null,
   scope: ApiKeysTable['scope'],
-  last_used_at: number | string | null,
+  /** Absent when the query did not read it. */
+  last_used_at?: number | string | null,
 ];
 
 /** Maps column values to a record. Timestamps may arrive as strings from drivers that return bigints so. */
@@ -281,12 +276,15 @@ function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
     status: values[7],
     expiresAt: expiresAt === null ? null : Number(expiresAt),
     principal: principalType === null || principalId === null ? null : { type: principalType, id: principalId },
-    lastUsedAt: lastUsedAt === null ? null : Number(lastUsedAt),
+    ...(lastUsedAt !== undefined && { lastUsedAt: lastUsedAt === null ? null : Number(lastUsedAt) }),
   };
 }
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return apiKeyFromValues([...API_KEY_COLUMNS.map((column) => row[column]), row.last_used_at] as ApiKeyValues);
+  return apiKeyFromValues([
+    ...API_KEY_COLUMNS.map((column) => row[column]),
+    row.last_used_at,
+  ] as unknown as ApiKeyValues);
 }
 
 function toVerifierKey(
@@ -652,24 +650,12 @@ export class KyselyStore implements Store {
   async findCredential(secretHash: string, kind?: SecretKind): Promise<Credential> {
     const lookups: Record<SecretKind, () => Promise<Credential | undefined>> = {
       admin: async () => {
-        const [row] = await this.run(this.byHash('admin_keys', ADMIN_KEY_COLUMNS), { hash: secretHash });
-        if (!row) {
-          return undefined;
-        }
-        const [id, organizationId, name, partialKeyHint, status, storedHash] = row as AdminKeyValues;
-        return hashesEqual(storedHash, secretHash)
-          ? { kind: 'admin_key', adminKey: { id, organizationId, name, partialKeyHint, status } }
-          : undefined;
+        const adminKey = await this.credentialKeyByHash('admin_keys', secretHash);
+        return adminKey && { kind: 'admin_key', adminKey };
       },
       verifier: async () => {
-        const [row] = await this.run(this.byHash('verifier_keys', VERIFIER_KEY_COLUMNS), { hash: secretHash });
-        if (!row) {
-          return undefined;
-        }
-        const [id, organizationId, name, partialKeyHint, status, storedHash] = row as VerifierKeyValues;
-        return hashesEqual(storedHash, secretHash)
-          ? { kind: 'verifier_key', verifierKey: { id, organizationId, name, partialKeyHint, status } }
-          : undefined;
+        const verifierKey = await this.credentialKeyByHash('verifier_keys', secretHash);
+        return verifierKey && { kind: 'verifier_key', verifierKey };
       },
       apiKey: async () => {
         const [row] = await this.run(this.byHash('api_keys', ['organization_id', 'secret_hash'] as const), {
@@ -689,6 +675,23 @@ export class KyselyStore implements Store {
       }
     }
     return { kind: 'unknown' };
+  }
+
+  /** The admin key or verifier key (the tables have the same columns) whose secret has this hash. */
+  private async credentialKeyByHash<Table extends 'admin_keys' | 'verifier_keys'>(
+    table: Table,
+    secretHash: string,
+  ): Promise<(Table extends 'admin_keys' ? AdminKeyRecord : VerifierKeyRecord) | undefined> {
+    const [row] = await this.run(this.byHash(table, CREDENTIAL_KEY_COLUMNS), { hash: secretHash });
+    if (!row) {
+      return undefined;
+    }
+    const [id, organizationId, name, partialKeyHint, status, storedHash] = row as CredentialKeyValues;
+    return hashesEqual(storedHash, secretHash)
+      ? ({ id, organizationId, name, partialKeyHint, status } as Table extends 'admin_keys'
+          ? AdminKeyRecord
+          : VerifierKeyRecord)
+      : undefined;
   }
 
   /** The prepared lookup of a key table's row by its secret's hash. */
