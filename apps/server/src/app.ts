@@ -8,6 +8,7 @@ import { Readiness } from './health/readiness.js';
 import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
 import { apiVersionOf, requireApiVersion } from './http/api-version.js';
 import { authenticate } from './http/authenticate.js';
+import { adminConsole } from './http/console/admin-console.js';
 import { handleErrors, lastResort } from './http/errors/handle-errors.js';
 import { answerNoRoute } from './http/errors/no-route.js';
 import { refuseLaterOperations } from './http/introduced-later.js';
@@ -57,12 +58,12 @@ export function loadVersionDocuments(): VersionDocuments {
 
 /**
  * Builds the Express app; it never listens. The pipeline, in order: request ID, request log, request framing, the
- * API reference (`/docs`, `/openapi.yaml`, ...), API version, authentication (failures limited per address), the
- * admin key's rate limit, then the stages of the request's API version: strict query parameters, exact paths, the
- * refusal of operations of later versions, the strict JSON body, validation against the version's document of the
- * request (and, by wrapping `res.json`, of the response), the version's operation handlers, and the central error
- * handler. The probes (`/health`, `/ready`) skip the version, authentication and rate limit, go through the latest
- * version's stages, and are logged at debug level only.
+ * API reference (`/docs`, `/openapi.yaml`, ...), the admin console (`/console`), API version, authentication
+ * (failures limited per address), the admin key's rate limit, then the stages of the request's API version: strict
+ * query parameters, exact paths, the refusal of operations of later versions, the strict JSON body, validation
+ * against the version's document of the request (and, by wrapping `res.json`, of the response), the version's
+ * operation handlers, and the central error handler. The probes (`/health`, `/ready`) skip the version,
+ * authentication and rate limit, go through the latest version's stages, and are logged at debug level only.
  */
 export function createApp({
   store,
@@ -86,6 +87,8 @@ export function createApp({
   api.use(checkRequestFraming);
   // The reference page and the spec itself, outside the contract: no version header, no admin key.
   api.use(apiReference(documents));
+  // The admin console's static files, also outside the contract: the page calls the API with the key it holds.
+  api.use(adminConsole());
   api.use(exceptProbes(probes, requireApiVersion(API_VERSIONS)));
   api.use(exceptProbes(probes, authenticate(store, limiter)));
   if (limiter?.limitsRequests) {

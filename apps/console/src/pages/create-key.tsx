@@ -1,0 +1,145 @@
+import type { CreateApiKeyBody } from '@apikeys/client';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { Link } from 'react-router';
+import { ErrorNotice } from '../components/error-notice.js';
+import { SecretReveal } from '../components/secret-reveal.js';
+import { utcInputToIso } from '../format.js';
+import { nameProblem } from '../key-name.js';
+import { usePageTitle } from '../page-title.js';
+import { useSession } from '../session.js';
+
+interface Problems {
+  name?: string;
+  expires_at?: string;
+}
+
+/** The form's fields as the body of `createApiKey`, or what is wrong with them. */
+function readForm(form: FormData): { body: CreateApiKeyBody } | { problems: Problems } {
+  const name = String(form.get('name') ?? '');
+  const workspace = String(form.get('workspace_id') ?? '').trim();
+  const expiry = String(form.get('expires_at') ?? '');
+  const problems: Problems = {};
+  const nameIssue = nameProblem(name);
+  if (nameIssue !== null) {
+    problems.name = nameIssue;
+  }
+  const expiresAt = expiry === '' ? null : utcInputToIso(expiry);
+  if (expiry !== '' && expiresAt === null) {
+    problems.expires_at = 'Enter a date and a time, or leave the field empty.';
+  }
+  if (Object.keys(problems).length > 0) {
+    return { problems };
+  }
+  return {
+    body: {
+      name,
+      ...(workspace === '' ? {} : { workspace_id: workspace }),
+      ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+    },
+  };
+}
+
+/** Creates a key; its secret is shown once, on this page, and discarded when the page is left. */
+export function CreateKey() {
+  usePageTitle('Create a key');
+  const { client } = useSession();
+  const queryClient = useQueryClient();
+  const id = useId();
+  const [problems, setProblems] = useState<Problems>({});
+  const create = useMutation({
+    mutationFn: (body: CreateApiKeyBody) => client.apiKeys.create(body),
+    // The answer holds the secret: drop it from the mutation cache as soon as this page is left.
+    gcTime: 0,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const read = readForm(new FormData(event.currentTarget));
+    if ('problems' in read) {
+      setProblems(read.problems);
+      return;
+    }
+    setProblems({});
+    create.mutate(read.body);
+  }
+
+  if (create.data) {
+    const created = create.data;
+    return (
+      <>
+        <h1>Key created</h1>
+        <p>
+          <Link to={`/keys/${encodeURIComponent(created.id)}`}>{created.name}</Link> ({created.id}) is active.
+        </p>
+        <SecretReveal secret={created.key} keyName={created.name} />
+        <p>
+          <button type="button" className="button button-secondary" onClick={() => create.reset()}>
+            Create another key
+          </button>
+        </p>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <h1>Create a key</h1>
+      <form className="card form" onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor={`${id}-name`}>Name</label>
+          <input
+            id={`${id}-name`}
+            name="name"
+            autoComplete="off"
+            aria-invalid={problems.name !== undefined}
+            aria-describedby={problems.name === undefined ? undefined : `${id}-name-problem`}
+            required
+          />
+          {problems.name === undefined ? null : (
+            <p id={`${id}-name-problem`} className="field-error">
+              {problems.name}
+            </p>
+          )}
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-workspace`}>Workspace ID (optional)</label>
+          <input
+            id={`${id}-workspace`}
+            name="workspace_id"
+            placeholder="wrkspc_..."
+            spellCheck={false}
+            autoComplete="off"
+            aria-describedby={`${id}-workspace-help`}
+          />
+          <p id={`${id}-workspace-help`} className="muted">
+            Empty: the organization's default workspace.
+          </p>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-expires`}>Expires at, UTC (optional)</label>
+          <input
+            id={`${id}-expires`}
+            name="expires_at"
+            type="datetime-local"
+            aria-invalid={problems.expires_at !== undefined}
+            aria-describedby={`${id}-expires-help${problems.expires_at === undefined ? '' : ` ${id}-expires-problem`}`}
+          />
+          <p id={`${id}-expires-help`} className="muted">
+            Empty: the key never expires.
+          </p>
+          {problems.expires_at === undefined ? null : (
+            <p id={`${id}-expires-problem`} className="field-error">
+              {problems.expires_at}
+            </p>
+          )}
+        </div>
+        <button type="submit" className="button" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create the key'}
+        </button>
+        {create.isError ? <ErrorNotice error={create.error} title="Creating the key failed" /> : null}
+      </form>
+    </>
+  );
+}

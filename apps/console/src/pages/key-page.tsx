@@ -1,0 +1,402 @@
+import type { ApiKey, RotatedApiKey, UpdateApiKeyBody } from '@apikeys/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, Fragment, type ReactNode, useId, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ErrorNotice } from '../components/error-notice.js';
+import { SecretReveal } from '../components/secret-reveal.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { TimeText } from '../components/time-text.js';
+import { formatCreator, formatDuration, formatPrincipal, formatScope, utcInputToIso } from '../format.js';
+import { nameProblem } from '../key-name.js';
+import { usePageTitle } from '../page-title.js';
+import { useSession } from '../session.js';
+import { AuditHistory } from './audit-history.js';
+
+/** Grace periods offered when rotating; the API refuses one over its maximum, with a message the page shows. */
+const GRACE_PERIODS = [0, 3_600, 86_400, 7 * 86_400];
+
+/** Updates the key, then refreshes what shows it: the key itself, the lists, and its history. */
+function useUpdateKey(id: string) {
+  const { client } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: UpdateApiKeyBody) => client.apiKeys.update(id, body),
+    onSuccess: (key) => {
+      queryClient.setQueryData(['api-key', id], key);
+      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+      void queryClient.invalidateQueries({ queryKey: ['audit-events', id] });
+    },
+  });
+}
+
+function Rename({ apiKey }: { apiKey: ApiKey }) {
+  const update = useUpdateKey(apiKey.id);
+  const [editing, setEditing] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const id = useId();
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const name = String(new FormData(event.currentTarget).get('name') ?? '');
+    const found = nameProblem(name);
+    setProblem(found);
+    if (found === null) {
+      update.mutate({ name }, { onSuccess: () => setEditing(false) });
+    }
+  }
+
+  if (!editing) {
+    return (
+      <div className="name-row">
+        <h1>{apiKey.name}</h1>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => {
+            update.reset();
+            setProblem(null);
+            setEditing(true);
+          }}
+        >
+          Rename
+        </button>
+      </div>
+    );
+  }
+  return (
+    <>
+      <h1 className="visually-hidden">{apiKey.name}</h1>
+      <form
+        className="rename"
+        onSubmit={submit}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') {
+            setEditing(false);
+          }
+        }}
+        noValidate
+      >
+        <label htmlFor={`${id}-name`}>New name</label>
+        <div className="inline-fields">
+          <input
+            id={`${id}-name`}
+            name="name"
+            defaultValue={apiKey.name}
+            aria-invalid={problem !== null}
+            aria-describedby={problem === null ? undefined : `${id}-problem`}
+            // The field appears where the name was, in answer to the Rename button: focus follows it.
+            // biome-ignore lint/a11y/noAutofocus: the user asked for this field by pressing Rename
+            autoFocus
+          />
+          <button type="submit" className="button" disabled={update.isPending}>
+            Save name
+          </button>
+          <button type="button" className="button button-secondary" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+        </div>
+        {problem === null ? null : (
+          <p id={`${id}-problem`} className="field-error">
+            {problem}
+          </p>
+        )}
+        {update.isError ? <ErrorNotice error={update.error} title="Renaming failed" /> : null}
+      </form>
+    </>
+  );
+}
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="field-row">
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+function KeyFields({ apiKey }: { apiKey: ApiKey }) {
+  return (
+    <dl className="fields">
+      <Field label="ID">
+        <code>{apiKey.id}</code>
+      </Field>
+      <Field label="Status">
+        <StatusBadge status={apiKey.status} />
+      </Field>
+      <Field label="Scope">
+        {apiKey.scope.type === 'workspace' ? 'Workspace ' : null}
+        <span className="mono">{formatScope(apiKey.scope)}</span>
+      </Field>
+      <Field label="Acts as">{formatPrincipal(apiKey.principal)}</Field>
+      <Field label="Created">
+        <TimeText value={apiKey.created_at} />
+      </Field>
+      <Field label="Created by">
+        <span className="mono">{formatCreator(apiKey.created_by)}</span>
+      </Field>
+      <Field label="Expires">
+        <TimeText value={apiKey.expires_at} fallback="Never" />
+      </Field>
+      <Field label="Last used">
+        <TimeText value={apiKey.last_used_at} fallback="Never" />
+      </Field>
+      <Field label="Secret hint">
+        <code>{apiKey.partial_key_hint ?? '—'}</code>
+      </Field>
+    </dl>
+  );
+}
+
+/** Deactivate, reactivate and archive, each with the API's error when it fails. */
+function StatusActions({ apiKey }: { apiKey: ApiKey }) {
+  const update = useUpdateKey(apiKey.id);
+  const [confirmArchive, setConfirmArchive] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+
+  function setStatus(status: NonNullable<UpdateApiKeyBody['status']>, message: string) {
+    setDone(null);
+    update.mutate({ status }, { onSuccess: () => setDone(message) });
+  }
+
+  const expired = apiKey.status === 'expired';
+  return (
+    <section aria-labelledby="status-heading" className="card">
+      <h2 id="status-heading">Status</h2>
+      {expired ? <p className="muted">This key has expired: it can only be renamed or archived.</p> : null}
+      <div className="actions">
+        {apiKey.status === 'active' ? (
+          <button
+            type="button"
+            className="button button-secondary"
+            disabled={update.isPending}
+            onClick={() => setStatus('inactive', 'The key is deactivated: requests with it are refused.')}
+          >
+            Deactivate
+          </button>
+        ) : null}
+        {apiKey.status === 'inactive' || apiKey.status === 'archived' ? (
+          <button
+            type="button"
+            className="button button-secondary"
+            disabled={update.isPending}
+            onClick={() => setStatus('active', 'The key is active again.')}
+          >
+            Reactivate
+          </button>
+        ) : null}
+        {apiKey.status === 'archived' ? null : (
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={update.isPending}
+            onClick={() => setConfirmArchive(true)}
+          >
+            Archive…
+          </button>
+        )}
+      </div>
+      <ConfirmDialog
+        open={confirmArchive}
+        title={`Archive “${apiKey.name}”?`}
+        confirmLabel="Archive the key"
+        onCancel={() => setConfirmArchive(false)}
+        onConfirm={() => {
+          setConfirmArchive(false);
+          setStatus('archived', 'The key is archived.');
+        }}
+      >
+        <p>
+          Archiving stops the key at once: every request made with it is refused. The key stays in the list, with its
+          history, for the record, and an archived key cannot be rotated.
+        </p>
+      </ConfirmDialog>
+      <p role="status" className="muted">
+        {done}
+      </p>
+      {update.isError ? <ErrorNotice error={update.error} title="Changing the status failed" /> : null}
+    </section>
+  );
+}
+
+/** Sets or removes the expiry; the time is typed in UTC, as the console shows every time. */
+function Expiry({ apiKey }: { apiKey: ApiKey }) {
+  const update = useUpdateKey(apiKey.id);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const id = useId();
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const expiresAt = utcInputToIso(String(new FormData(event.currentTarget).get('expires_at') ?? ''));
+    setDone(null);
+    if (expiresAt === null) {
+      setProblem('Enter a date and a time.');
+      return;
+    }
+    setProblem(null);
+    update.mutate({ expires_at: expiresAt }, { onSuccess: () => setDone('The expiry is set.') });
+  }
+
+  if (apiKey.status === 'expired') {
+    return null;
+  }
+  return (
+    <section aria-labelledby="expiry-heading" className="card">
+      <h2 id="expiry-heading">Expiry</h2>
+      <form onSubmit={submit} noValidate>
+        <label htmlFor={`${id}-expires`}>Expires at (UTC)</label>
+        <div className="inline-fields">
+          <input
+            id={`${id}-expires`}
+            name="expires_at"
+            type="datetime-local"
+            aria-invalid={problem !== null}
+            aria-describedby={problem === null ? undefined : `${id}-problem`}
+          />
+          <button type="submit" className="button" disabled={update.isPending}>
+            Set expiry
+          </button>
+          {apiKey.expires_at === null ? null : (
+            <button
+              type="button"
+              className="button button-secondary"
+              disabled={update.isPending}
+              onClick={() => {
+                setDone(null);
+                setProblem(null);
+                update.mutate({ expires_at: null }, { onSuccess: () => setDone('The key no longer expires.') });
+              }}
+            >
+              Remove expiry
+            </button>
+          )}
+        </div>
+        {problem === null ? null : (
+          <p id={`${id}-problem`} className="field-error">
+            {problem}
+          </p>
+        )}
+      </form>
+      <p role="status" className="muted">
+        {done}
+      </p>
+      {update.isError ? <ErrorNotice error={update.error} title="Changing the expiry failed" /> : null}
+    </section>
+  );
+}
+
+/** Rotates the key with a grace period; the new secret is shown once, here. */
+function Rotate({ apiKey }: { apiKey: ApiKey }) {
+  const { client } = useSession();
+  const queryClient = useQueryClient();
+  const id = useId();
+  const rotate = useMutation({
+    mutationFn: (gracePeriodSeconds: number) =>
+      client.apiKeys.rotate(apiKey.id, { grace_period_seconds: gracePeriodSeconds }),
+    // The answer holds a secret: drop it from the mutation cache as soon as this component is gone.
+    gcTime: 0,
+    onSuccess: (rotated: RotatedApiKey) => {
+      queryClient.setQueryData(['api-key', apiKey.id], rotated.rotated_api_key);
+      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+      void queryClient.invalidateQueries({ queryKey: ['audit-events', apiKey.id] });
+    },
+  });
+
+  if (rotate.data) {
+    const created = rotate.data;
+    return (
+      <section aria-labelledby="rotate-heading" className="card">
+        <h2 id="rotate-heading">Rotated</h2>
+        <p>
+          The new key is <Link to={`/keys/${encodeURIComponent(created.id)}`}>{created.id}</Link>. This key{' '}
+          {created.rotated_api_key.expires_at === null ? (
+            'keeps working.'
+          ) : (
+            <>
+              keeps working until <TimeText value={created.rotated_api_key.expires_at} />.
+            </>
+          )}
+        </p>
+        <SecretReveal secret={created.key} keyName={created.name} />
+      </section>
+    );
+  }
+  if (apiKey.status === 'archived' || apiKey.status === 'expired') {
+    return null;
+  }
+  return (
+    <section aria-labelledby="rotate-heading" className="card">
+      <h2 id="rotate-heading">Rotate</h2>
+      <p className="muted">
+        Rotating makes a new key with a new secret (same name, scope and expiry). The old key keeps working for the
+        grace period, then expires.
+      </p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          rotate.mutate(Number(new FormData(event.currentTarget).get('grace')));
+        }}
+      >
+        <label htmlFor={`${id}-grace`}>Grace period</label>
+        <div className="inline-fields">
+          <select id={`${id}-grace`} name="grace" defaultValue="0">
+            {GRACE_PERIODS.map((seconds) => (
+              <option key={seconds} value={seconds}>
+                {formatDuration(seconds)}
+              </option>
+            ))}
+          </select>
+          <button type="submit" className="button" disabled={rotate.isPending}>
+            Rotate the key
+          </button>
+        </div>
+      </form>
+      {rotate.isError ? <ErrorNotice error={rotate.error} title="Rotating failed" /> : null}
+    </section>
+  );
+}
+
+/** A key's page: every field, the actions, and its audit history. */
+export function KeyPage() {
+  const { client } = useSession();
+  const { keyId = '' } = useParams();
+  const result = useQuery({
+    queryKey: ['api-key', keyId],
+    queryFn: ({ signal }) => client.apiKeys.retrieve(keyId, { signal }),
+  });
+  usePageTitle(result.data ? `Key ${result.data.name}` : 'Key');
+
+  return (
+    <>
+      <p>
+        <Link to="/">← Back to the keys</Link>
+      </p>
+      {result.isPending ? (
+        <p className="placeholder" role="status">
+          Loading the key…
+        </p>
+      ) : null}
+      {result.isError ? (
+        <>
+          <h1>Key {keyId}</h1>
+          <ErrorNotice error={result.error} title="The key could not be loaded" />
+        </>
+      ) : null}
+      {result.data ? (
+        // Keyed by the key: after a rotation, the link to the new key shows a fresh page, without the old secret.
+        <Fragment key={result.data.id}>
+          <Rename apiKey={result.data} />
+          <KeyFields apiKey={result.data} />
+          <div className="cards">
+            <StatusActions apiKey={result.data} />
+            <Expiry apiKey={result.data} />
+            <Rotate apiKey={result.data} />
+          </div>
+          <AuditHistory keyId={result.data.id} />
+        </Fragment>
+      ) : null}
+    </>
+  );
+}

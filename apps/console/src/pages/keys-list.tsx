@@ -1,0 +1,219 @@
+import { LIST_LIMIT } from '@apikeys/api-types';
+import type { ApiKey, ListApiKeysQuery } from '@apikeys/client';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useId } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { ErrorNotice } from '../components/error-notice.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { TimeText } from '../components/time-text.js';
+import { formatCreator, formatScope } from '../format.js';
+import {
+  hasFilters,
+  neighbours,
+  PAGE_SIZES,
+  queryFromSearch,
+  STATUSES,
+  searchFromQuery,
+  withoutCursor,
+} from '../list-search.js';
+import { usePageTitle } from '../page-title.js';
+import { useSession } from '../session.js';
+
+/** The link to a page of the list: the query in the address, so that it can be bookmarked and shared. */
+function listHref(query: ListApiKeysQuery): string {
+  const search = searchFromQuery(query).toString();
+  return search === '' ? '/' : `/?${search}`;
+}
+
+/** The filters: status, workspace, creator and page size; applying them goes back to the first page. */
+function Filters({ query }: { query: ListApiKeysQuery }) {
+  const navigate = useNavigate();
+  const id = useId();
+
+  function apply(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const search = new URLSearchParams();
+    for (const name of ['status', 'workspace_id', 'created_by_user_id', 'limit']) {
+      const value = String(form.get(name) ?? '').trim();
+      if (value !== '') {
+        search.set(name, value);
+      }
+    }
+    navigate(listHref(queryFromSearch(search)));
+  }
+
+  return (
+    // Keyed by the query, so that the fields show the address's filters after Back or a shared link.
+    <form key={listHref(withoutCursor(query))} className="filters" onSubmit={apply} aria-label="Filter keys">
+      <div className="field">
+        <label htmlFor={`${id}-status`}>Status</label>
+        <select id={`${id}-status`} name="status" defaultValue={query.status ?? ''}>
+          <option value="">Any status</option>
+          {STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {status}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-workspace`}>Workspace ID</label>
+        <input
+          id={`${id}-workspace`}
+          name="workspace_id"
+          defaultValue={query.workspace_id ?? ''}
+          placeholder="wrkspc_..."
+          spellCheck={false}
+          autoComplete="off"
+        />
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-creator`}>Created by (user ID)</label>
+        <input
+          id={`${id}-creator`}
+          name="created_by_user_id"
+          defaultValue={query.created_by_user_id ?? ''}
+          placeholder="user_..."
+          spellCheck={false}
+          autoComplete="off"
+        />
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-limit`}>Keys per page</label>
+        <select id={`${id}-limit`} name="limit" defaultValue={String(query.limit ?? LIST_LIMIT.default)}>
+          {PAGE_SIZES.map((size) => (
+            <option key={size} value={size}>
+              {size}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field field-actions">
+        <button type="submit" className="button">
+          Apply filters
+        </button>
+        {hasFilters(query) ? (
+          <Link to={listHref(query.limit === undefined ? {} : { limit: query.limit })}>Clear filters</Link>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+function KeysTable({ keys, busy }: { keys: ApiKey[]; busy: boolean }) {
+  const captionId = useId();
+  return (
+    // A region that scrolls sideways on a narrow screen; focusable, so that the keyboard can scroll it too.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: the keyboard must reach a scrolling region (WCAG 2.1.1)
+    <section className="table-scroll" aria-labelledby={captionId} tabIndex={0}>
+      <table aria-busy={busy}>
+        <caption id={captionId} className="visually-hidden">
+          API keys, newest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Status</th>
+            <th scope="col">Scope</th>
+            <th scope="col">Created</th>
+            <th scope="col">Created by</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>
+                <Link to={`/keys/${encodeURIComponent(key.id)}`}>{key.name}</Link>
+                <div className="muted mono">{key.id}</div>
+              </td>
+              <td>
+                <StatusBadge status={key.status} />
+              </td>
+              <td className="mono">{formatScope(key.scope)}</td>
+              <td>
+                <TimeText value={key.created_at} />
+              </td>
+              <td className="mono">{formatCreator(key.created_by)}</td>
+              <td>
+                <TimeText value={key.expires_at} fallback="Never" />
+              </td>
+              <td>
+                <TimeText value={key.last_used_at} fallback="Never" />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** The keys list: newest first, filtered and paged by the address's query. */
+export function KeysList() {
+  usePageTitle('API keys');
+  const { client } = useSession();
+  const [search] = useSearchParams();
+  const query = queryFromSearch(search);
+  const result = useQuery({
+    queryKey: ['api-keys', query],
+    queryFn: ({ signal }) => client.apiKeys.list(query, { signal }),
+    placeholderData: keepPreviousData,
+  });
+  const page = result.data;
+  const pages = page ? neighbours(page) : { previous: null, next: null };
+
+  return (
+    <>
+      <div className="page-heading">
+        <h1>API keys</h1>
+        <Link className="button" to="/keys/new">
+          Create a key
+        </Link>
+      </div>
+      <Filters query={query} />
+      {result.isError ? <ErrorNotice error={result.error} title="The keys could not be loaded" /> : null}
+      {result.isError ? (
+        <button type="button" className="button button-secondary" onClick={() => result.refetch()}>
+          Try again
+        </button>
+      ) : null}
+      {result.isPending ? (
+        <p className="placeholder" role="status">
+          Loading keys…
+        </p>
+      ) : null}
+      {page && page.data.length === 0 ? (
+        <div className="placeholder" role="status">
+          <p>{hasFilters(query) ? 'No key matches these filters.' : 'This organization has no API keys yet.'}</p>
+          {hasFilters(query) ? <Link to="/">Show every key</Link> : <Link to="/keys/new">Create the first key</Link>}
+        </div>
+      ) : null}
+      {page && page.data.length > 0 ? (
+        <>
+          <p className="muted" role="status">
+            {result.isFetching ? 'Loading…' : `Showing ${page.data.length} keys, newest first.`}
+          </p>
+          <KeysTable keys={page.data} busy={result.isFetching} />
+        </>
+      ) : null}
+      {page && (pages.previous || pages.next) ? (
+        <nav className="pager" aria-label="Pages of keys">
+          {query.after_id || query.before_id ? <Link to={listHref(withoutCursor(query))}>First page</Link> : null}
+          {pages.previous ? (
+            <Link to={listHref(pages.previous)} rel="prev">
+              <span aria-hidden="true">← </span>Previous page
+            </Link>
+          ) : null}
+          {pages.next ? (
+            <Link to={listHref(pages.next)} rel="next">
+              Next page<span aria-hidden="true"> →</span>
+            </Link>
+          ) : null}
+        </nav>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,82 @@
+import { LIST_LIMIT } from '@apikeys/api-types';
+import { describe, expect, it } from 'vitest';
+import { neighbours, PAGE_SIZES, queryFromSearch, searchFromQuery, withoutCursor } from '../src/list-search.js';
+
+describe('the keys list in the URL', () => {
+  it('reads the filters, the page size and the cursor', () => {
+    const search = new URLSearchParams(
+      'status=inactive&workspace_id=wrkspc_1&created_by_user_id=user_1&limit=50&after_id=apikey_9',
+    );
+
+    expect(queryFromSearch(search)).toEqual({
+      status: 'inactive',
+      workspace_id: 'wrkspc_1',
+      created_by_user_id: 'user_1',
+      limit: 50,
+      after_id: 'apikey_9',
+    });
+  });
+
+  it.each([
+    ['an unknown status', 'status=deleted'],
+    ['a page size out of bounds', `limit=${LIST_LIMIT.maximum + 1}`],
+    ['a page size of 0', 'limit=0'],
+    ['a page size that is not plain digits', 'limit=1e2'],
+    ['both cursors', 'after_id=apikey_1&before_id=apikey_2'],
+    ['empty filters', 'workspace_id=&created_by_user_id=%20'],
+  ])('leaves out what the API would refuse: %s', (_, search) => {
+    expect(queryFromSearch(new URLSearchParams(search))).toEqual({});
+  });
+
+  it('writes a query back in a stable order, without the default page size', () => {
+    const query = { limit: LIST_LIMIT.default, before_id: 'apikey_1', status: 'active' as const };
+
+    expect(searchFromQuery(query).toString()).toBe('status=active&before_id=apikey_1');
+    expect(queryFromSearch(searchFromQuery(query))).toEqual({ status: 'active', before_id: 'apikey_1' });
+  });
+
+  it('offers page sizes within the spec, its default among them', () => {
+    expect(PAGE_SIZES).toContain(LIST_LIMIT.default);
+    expect(PAGE_SIZES.every((size) => size >= LIST_LIMIT.minimum && size <= LIST_LIMIT.maximum)).toBe(true);
+    expect(withoutCursor({ status: 'active', after_id: 'apikey_1', limit: 10 })).toEqual({
+      status: 'active',
+      limit: 10,
+    });
+  });
+});
+
+describe('the neighbours of a page', () => {
+  const page = { first_id: 'apikey_first', last_id: 'apikey_last' };
+
+  it('the newest page: only older keys, when there are more', () => {
+    expect(neighbours({ ...page, query: { status: 'active' }, has_more: true })).toEqual({
+      previous: null,
+      next: { status: 'active', after_id: 'apikey_last' },
+    });
+    expect(neighbours({ ...page, query: {}, has_more: false })).toEqual({ previous: null, next: null });
+  });
+
+  it('a page reached forwards: newer keys before it, older ones after it while has_more says so', () => {
+    expect(neighbours({ ...page, query: { after_id: 'apikey_x' }, has_more: false })).toEqual({
+      previous: { before_id: 'apikey_first' },
+      next: null,
+    });
+  });
+
+  it('a page reached backwards: has_more tells of newer keys; older ones follow, where it came from', () => {
+    expect(neighbours({ ...page, query: { before_id: 'apikey_x', limit: 50 }, has_more: false })).toEqual({
+      previous: null,
+      next: { limit: 50, after_id: 'apikey_last' },
+    });
+    expect(neighbours({ ...page, query: { before_id: 'apikey_x' }, has_more: true }).previous).toEqual({
+      before_id: 'apikey_first',
+    });
+  });
+
+  it('an empty page has no neighbours', () => {
+    expect(neighbours({ first_id: null, last_id: null, query: { after_id: 'apikey_x' }, has_more: false })).toEqual({
+      previous: null,
+      next: null,
+    });
+  });
+});

@@ -1,0 +1,146 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { HttpError } from '../errors/http-error.js';
+import { immutable, type StaticResource } from '../reference/static-resource.js';
+
+/** Where the admin console is served: the page at `/console` and under it, its files under `/console/assets/`. */
+export const CONSOLE_PATH = '/console';
+
+/**
+ * What the console may load and call: its own scripts, styles, images and this server's API, nothing inline, no
+ * frames, no other origin. The admin key the console holds can therefore reach no other server, even from injected
+ * markup.
+ */
+export const CONSOLE_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Headers of every console response: the policy, and no `Referer` that would carry a key's ID elsewhere. */
+const SECURITY_HEADERS = {
+  'content-security-policy': CONSOLE_CONTENT_SECURITY_POLICY,
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/**
+ * The console's build output, `apps/console/dist`: found from the server package's folder (the nearest
+ * package.json above this module), which is `apps/server` both when the server runs from its sources (tsx, tests)
+ * and from its bundle (`dist/main.js`). The server cannot depend on the console package to resolve it, because the
+ * console depends on `@apikeys/client`, whose tests depend on the server: a cycle that turbo refuses.
+ */
+export function consoleBuildDirectory(): string {
+  let folder = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(folder, 'package.json'))) {
+    const parent = dirname(folder);
+    if (parent === folder) {
+      throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    }
+    folder = parent;
+  }
+  return join(folder, '..', 'console', 'dist');
+}
+
+/** The console's files by URL path, or null when the console was not built. */
+interface ConsoleFiles {
+  page: StaticResource;
+  files: ReadonlyMap<string, StaticResource>;
+}
+
+function listFiles(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/**
+ * Reads the build output once. Files under `assets/` are named by their content hash (Vite's build), so they are
+ * cached for a year; the page and the other files (the icon) are revalidated on every load, so that a new
+ * deployment reaches browsers at once.
+ */
+function readConsoleFiles(directory: string): ConsoleFiles | null {
+  const indexFile = join(directory, 'index.html');
+  if (!existsSync(indexFile)) {
+    return null;
+  }
+  const files = new Map<string, StaticResource>();
+  for (const file of listFiles(directory)) {
+    const path = relative(directory, file).split(sep).join('/');
+    const contentType = CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
+    const body = readFileSync(file);
+    const resource = path.startsWith('assets/') ? immutable(body, contentType) : revalidated(body, contentType);
+    files.set(`${CONSOLE_PATH}/${path}`, {
+      body: resource.body,
+      headers: { ...resource.headers, ...SECURITY_HEADERS },
+    });
+  }
+  const page = revalidated(readFileSync(indexFile), CONTENT_TYPES['.html'] ?? 'text/html');
+  return { page: { body: page.body, headers: { ...page.headers, ...SECURITY_HEADERS } }, files };
+}
+
+function revalidated(body: Buffer, contentType: string): StaticResource {
+  return { body, headers: { 'content-type': contentType, 'cache-control': 'no-cache' } };
+}
+
+const loaded = new Map<string, ConsoleFiles | null>();
+
+/**
+ * Serves the admin console, a single-page app built by `apps/console` (`pnpm build`), read once per process from
+ * `directory`. GET and HEAD only: its files at their paths, and the page at `/console` and at every other path under
+ * it except `/console/assets/` (the app routes those itself), so that a bookmarked page loads. Every other request
+ * passes on to the API, which answers it in the API's error shape. When the console was not built, `/console` and
+ * the paths under it answer a 404 in the API's error shape that says how to build it; the API works as usual.
+ */
+export function adminConsole(directory: string = consoleBuildDirectory()): RequestHandler {
+  if (!loaded.has(directory)) {
+    loaded.set(directory, readConsoleFiles(directory));
+  }
+  const built = loaded.get(directory) ?? null;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const { path } = req;
+    if (
+      (req.method !== 'GET' && req.method !== 'HEAD') ||
+      (path !== CONSOLE_PATH && !path.startsWith(`${CONSOLE_PATH}/`))
+    ) {
+      next();
+      return;
+    }
+    if (built === null) {
+      next(
+        HttpError.of(
+          'not_found_error',
+          'the admin console is not built: run `pnpm build` at the repository root, then restart the server',
+        ),
+      );
+      return;
+    }
+    const resource = built.files.get(path) ?? (path.startsWith(`${CONSOLE_PATH}/assets/`) ? undefined : built.page);
+    if (!resource) {
+      next();
+      return;
+    }
+    res.status(200).set(resource.headers).send(resource.body);
+  };
+}

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { authHeaders, expectError, expectMatchesSpec, startTestServer, type TestServer } from '@apikeys/server/testing';
+import express from 'express';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminConsole, CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/http/console/admin-console.js';
+import { handleErrors } from '../../src/http/errors/handle-errors.js';
+import { assignRequestId } from '../../src/http/request-id.js';
+
+// The console is built before the server's tests run (turbo: @apikeys/server#test depends on @apikeys/console#build).
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+const get = (path: string, init: RequestInit = {}) =>
+  fetch(`${server.baseUrl}${path}`, { redirect: 'manual', ...init });
+
+/** The `src` and `href` URLs of the page's scripts, stylesheets and icon. */
+function assetUrls(html: string): string[] {
+  return [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+}
+
+describe('the admin console at /console', () => {
+  it.each(['/console', '/console/', '/console/keys/apikey_01', '/console/keys/new?x=1'])(
+    'answers %s with the page, a strict Content-Security-Policy and no inline script, revalidated on every load',
+    async (path) => {
+      const response = await get(path);
+      const html = await response.text();
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
+      expect(CONSOLE_CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(html).toContain('<div id="root"></div>');
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      expect(html).not.toMatch(/\sstyle=/);
+    },
+  );
+
+  it('loads only its own hashed assets, each cached for a year, and its icon', async () => {
+    const urls = assetUrls(await (await get('/console')).text());
+
+    expect(urls.length).toBeGreaterThanOrEqual(3);
+    for (const url of urls) {
+      expect(url).toMatch(/^\/console\//);
+      const response = await get(url);
+      expect(response.status, url).toBe(200);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      if (url.startsWith('/console/assets/')) {
+        expect(url).toMatch(/-[A-Za-z0-9_-]{8}\.(?:js|css)$/);
+        expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      }
+    }
+    const script = urls.find((url) => url.endsWith('.js')) as string;
+    expect((await get(script)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const [head, full] = await Promise.all([get('/console', { method: 'HEAD' }), get('/console')]);
+
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect(head.headers.get('content-security-policy')).toBe(full.headers.get('content-security-policy'));
+    expect(head.headers.get('content-length')).toBe(full.headers.get('content-length'));
+  });
+
+  it.each([
+    ['GET', '/console/assets/index-00000000.js', 'no route for GET on this path'],
+    ['POST', '/console', 'no route for POST on /console'],
+    ['GET', '/CONSOLE', 'no route for GET on this path'],
+    ['GET', '/consoles', 'no route for GET on /consoles'],
+  ])('passes %s %s on to the API, which answers a JSON 404', async (method, path, message) => {
+    const result = await server.request(path, { method, headers: authHeaders(server.adminKey) });
+
+    expectError(result, { operationId: undefined, status: 404, type: 'not_found_error', message });
+  });
+});
+
+describe('a server whose console was not built', () => {
+  let base: string;
+  let close: () => void;
+  let empty: string;
+
+  beforeAll(async () => {
+    empty = mkdtempSync(join(tmpdir(), 'apikeys-console-'));
+    const app = express();
+    app.use(assignRequestId, adminConsole(empty), handleErrors(pino({ level: 'silent' })));
+    const listening = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listening.once('listening', resolve));
+    const address = listening.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    close = () => listening.close();
+  });
+  afterAll(() => {
+    close?.();
+    rmSync(empty, { recursive: true, force: true });
+  });
+
+  it.each(['/console', '/console/keys/new'])(
+    'answers %s with a 404 in the API error shape that says how to build it',
+    async (path) => {
+      const response = await fetch(`${base}${path}`);
+      const body = (await response.json()) as { error: { message: string } };
+
+      expect(response.status).toBe(404);
+      expectMatchesSpec(undefined, response, body);
+      expect(body.error.message).toBe(
+        'the admin console is not built: run `pnpm build` at the repository root, then restart the server',
+      );
+    },
+  );
+});
