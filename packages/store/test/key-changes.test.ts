@@ -158,6 +158,20 @@ describe.runIf(available)('watchKeyChanges on PostgreSQL', () => {
 
     expect(keyHeardIn).toBeLessThan(1_000);
   });
+
+  it('tells the others of a change made just before the store closes (the operator CLI, which then exits)', async () => {
+    const [, watcher] = stores as [Store, Store];
+    const { listener, until } = recorder();
+    const stop = await watcher.watchKeyChanges(listener);
+    const { store: cli } = await openMigratedStore({ kind: 'postgres', url: database.url });
+    const { adminKey } = await cli.createAdminKey({ organizationId: DEFAULT_ORGANIZATION.id, name: 'operator' });
+
+    await cli.setAdminKeyStatus(adminKey.id, 'disabled');
+    await cli.close();
+
+    await until((events) => changedIds(events).includes(`admin_key:${adminKey.id}`));
+    await stop();
+  });
 });
 
 describe.runIf(privateAvailable)('watchKeyChanges on a PostgreSQL server that restarts', () => {

@@ -161,6 +161,10 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
     return pipeline.query({ name, text: sql, values: parameters });
   };
 
+  // The notifications not yet sent: a process that closes the store right after a change (the operator CLI) still
+  // tells the others of it.
+  const announcing = new Set<Promise<unknown>>();
+
   const store = new KyselyStore(
     db,
     {
@@ -206,7 +210,13 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
         return inserted;
       },
       announceKeyChange: async (change) => {
-        await queryRows(NOTIFY_KEY_CHANGE, [KEY_CHANGES_CHANNEL, keyChangePayload(change)]);
+        const sent = queryRows(NOTIFY_KEY_CHANGE, [KEY_CHANGES_CHANNEL, keyChangePayload(change)]);
+        announcing.add(sent);
+        try {
+          await sent;
+        } finally {
+          announcing.delete(sent);
+        }
       },
       watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, listener),
       poolStats: () => [
@@ -216,6 +226,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
       ],
       // Kysely's destroy() ends the request pool; the maintenance pool may have been used without its Kysely.
       close: async () => {
+        await Promise.allSettled(announcing);
         await Promise.all([pipeline.close(), maintenancePool.end()]);
       },
     },
