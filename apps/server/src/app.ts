@@ -42,7 +42,7 @@ export interface AppDependencies {
   readiness?: Readiness;
   /** Where requests are counted and timed; nothing is recorded (and nothing is paid for) when not given. */
   metrics?: Metrics | undefined;
-  /** What verification reads keys through (`startKeyCache`); the store itself when not given. */
+  /** What verification and authentication read keys through (`startKeyCache`); the store itself when not given. */
   keyCache?: KeyCache | undefined;
   /** Where valid verifications are noted, to record when keys were last used; nothing is recorded when not given. */
   usage?: UsageRecorder | undefined;
@@ -90,7 +90,7 @@ export function createApp({
   // The admin console's static files, also outside the contract: the page calls the API with the key it holds.
   api.use(adminConsole());
   api.use(exceptProbes(probes, requireApiVersion(API_VERSIONS)));
-  api.use(exceptProbes(probes, authenticate(store, limiter)));
+  api.use(exceptProbes(probes, authenticate(store, limiter, keyCache)));
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter, latest)));
   }

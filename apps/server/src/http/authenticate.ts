@@ -1,4 +1,4 @@
-import { hashSecret, type Store, secretForm, secretKind } from '@apikeys/store';
+import { type Credential, hashSecret, type SecretKind, type Store, secretForm, secretKind } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
 import { DefaultWorkspaces } from '../domain/default-workspaces.js';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
@@ -34,6 +34,11 @@ export type Caller = AdminCaller | VerifierCaller;
 export const callerKeyId = (caller: Caller): string =>
   caller.kind === 'admin_key' ? caller.adminKeyId : caller.verifierKeyId;
 
+/** Where callers' keys are read by their secret's hash: the store, or a cache in front of it. */
+export interface CredentialsByHash {
+  findCredential(secretHash: string, kind?: SecretKind): Promise<Credential>;
+}
+
 /**
  * The 401 of a request without a valid admin key, or a 429 once its address has failed too often: the limiter
  * counts failures only, so a valid admin key is never refused because of someone else's guesses.
@@ -51,10 +56,11 @@ async function refuse(req: Request, limiter: RequestLimiter | undefined, message
 /**
  * Authenticates the admin key or verifier key in `x-api-key` or `Authorization: Bearer` (see
  * `presentedCredential`). Keys are looked up by their SHA-256 hash, never by the secret, in the table their prefix
- * names, and the stored hash is compared in constant time. A regular API key is recognised and refused with 403.
+ * names (through `credentials`, a cache that forgets a key as soon as it changes, when there is one), and the stored
+ * hash is compared in constant time. A regular API key is recognised and refused with 403.
  * Which operations a verifier key may call is decided by the routes (`routesFromSpec`).
  */
-export function authenticate(store: Store, limiter?: RequestLimiter) {
+export function authenticate(store: Store, limiter?: RequestLimiter, credentials: CredentialsByHash = store) {
   const defaultWorkspaces = new DefaultWorkspaces(store);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const presented = presentedCredential(req.headers);
@@ -69,7 +75,7 @@ export function authenticate(store: Store, limiter?: RequestLimiter) {
         next(await refuse(req, limiter, `invalid ${presented.header}`));
         return;
       }
-      const credential = await store.findCredential(hashSecret(presented.secret), secretKind(presented.secret));
+      const credential = await credentials.findCredential(hashSecret(presented.secret), secretKind(presented.secret));
       if (credential.kind === 'api_key') {
         const message = `this API requires an admin key; ${presented.header} holds a regular API key`;
         next(HttpError.of('permission_error', message));

@@ -105,6 +105,31 @@ describe.runIf(available)('verification on two replicas of one PostgreSQL databa
     expect(max).toBeLessThanOrEqual(1_000);
   });
 
+  it("refuses an admin key disabled in another process on B's next request, within a second", async () => {
+    // B remembers the callers' keys too: a disabled admin key must stop working everywhere, as an API key does.
+    const { adminKey, secret } = await replicaA.store.createAdminKey({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      name: 'soon disabled',
+    });
+    const listOnB = async () =>
+      (await replicaB.request('/v1/organizations/api_keys?limit=1', { headers: jsonHeaders(secret) })).response.status;
+    expect(await listOnB()).toBe(200);
+    // The operator CLI's way: its own connection to the database, no server involved.
+    const cli = await openStore({ kind: 'postgres', url: database.url });
+    try {
+      await cli.store.setAdminKeyStatus(adminKey.id, 'disabled');
+    } finally {
+      await cli.store.close();
+    }
+    const disabled = performance.now();
+    let status = await listOnB();
+    while (status === 200 && performance.now() - disabled < 1_000) {
+      status = await listOnB();
+    }
+
+    expect(status).toBe(401);
+  });
+
   it('falls back to the time to live while notifications are lost, then reconnects and clears the cache', async () => {
     const { id, key } = await createOnA('while the listener is away');
     expect(await codeOnB(key)).toBe('VALID');

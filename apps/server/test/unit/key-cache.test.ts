@@ -1,4 +1,4 @@
-import type { KeyOfSecret } from '@apikeys/store';
+import type { Credential, KeyOfSecret } from '@apikeys/store';
 import { describe, expect, it } from 'vitest';
 import { KeyCache, type KeyCacheSettings } from '../../src/verification/key-cache.js';
 
@@ -33,6 +33,9 @@ function countingStore(keys: Record<string, KeyOfSecret>) {
     },
     release() {
       held?.();
+    },
+    async findCredential(): Promise<Credential> {
+      throw new Error('this store holds API keys only');
     },
     async findApiKeyBySecretHash(hash: string) {
       reads.push(hash);
@@ -150,5 +153,70 @@ describe('KeyCache', () => {
 
     expect(cache.size).toBe(3);
     expect(store.reads.slice(readsBefore)).toEqual(['b']);
+  });
+});
+
+const adminKeyOf = (id: string, status: 'active' | 'disabled' = 'active'): Credential => ({
+  kind: 'admin_key',
+  adminKey: { id, organizationId: 'org_cache', name: 'admin', partialKeyHint: 'sk-ant-admin01-ab...cd', status },
+});
+
+/** A store of callers' keys by hash that counts its reads. */
+function credentialStore(credentials: Record<string, Credential>) {
+  const reads: string[] = [];
+  return {
+    reads,
+    credentials,
+    async findApiKeyBySecretHash(): Promise<KeyOfSecret | undefined> {
+      throw new Error('this store holds callers’ keys only');
+    },
+    async findCredential(hash: string): Promise<Credential> {
+      reads.push(hash);
+      return credentials[hash] ?? { kind: 'unknown' };
+    },
+  };
+}
+
+describe('KeyCache, for callers’ keys', () => {
+  it('reads a caller’s key once, then answers from memory', async () => {
+    const store = credentialStore({ a1: adminKeyOf('adminkey_1') });
+    const cache = new KeyCache(store, SETTINGS);
+
+    const answers = [await cache.findCredential('a1', 'admin'), await cache.findCredential('a1', 'admin')];
+
+    expect(answers).toEqual([adminKeyOf('adminkey_1'), adminKeyOf('adminkey_1')]);
+    expect(store.reads).toEqual(['a1']);
+  });
+
+  it('forgets an admin key as soon as a change to it is heard, and keeps the others', async () => {
+    const store = credentialStore({ a1: adminKeyOf('adminkey_1'), a2: adminKeyOf('adminkey_2') });
+    const cache = new KeyCache(store, SETTINGS);
+    await cache.findCredential('a1');
+    await cache.findCredential('a2');
+    store.credentials.a1 = adminKeyOf('adminkey_1', 'disabled');
+
+    cache.invalidate({ type: 'changed', change: { kind: 'admin_key', id: 'adminkey_1' } });
+    // An API key's change with the same ID names another key: nothing more is forgotten.
+    cache.invalidate({ type: 'changed', change: { kind: 'api_key', id: 'adminkey_2' } });
+    const disabled = await cache.findCredential('a1');
+    await cache.findCredential('a2');
+
+    expect(disabled).toEqual(adminKeyOf('adminkey_1', 'disabled'));
+    expect(store.reads).toEqual(['a1', 'a2', 'a1']);
+  });
+
+  it('remembers an unknown secret for the shorter time to live only, and forgets everything on reset', async () => {
+    const store = credentialStore({ a1: adminKeyOf('adminkey_1') });
+    const cache = new KeyCache(store, { maxEntries: 100, ttlMs: 60_000, negativeTtlMs: 100 });
+
+    expect(await cache.findCredential('nope')).toEqual({ kind: 'unknown' });
+    await cache.findCredential('nope');
+    await sleep(150);
+    await cache.findCredential('nope');
+    await cache.findCredential('a1');
+    cache.invalidate({ type: 'reset' });
+    await cache.findCredential('a1');
+
+    expect(store.reads).toEqual(['nope', 'nope', 'a1', 'a1']);
   });
 });
