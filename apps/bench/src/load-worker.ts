@@ -39,6 +39,8 @@ function runJob(job: LoadJob): Promise<LoadResult> {
   let state: 'warming' | 'measuring' | 'closed' = 'warming';
   const answered = new WeakSet<object>();
   let answeredCount = 0;
+  let warmupResponses = 0;
+  const warmupRequests = job.warmupRequests ?? 0;
   const latencies: number[] = [];
   const body = bodyOf(job);
 
@@ -100,7 +102,8 @@ function runJob(job: LoadJob): Promise<LoadResult> {
       instance.stop();
     };
     const openWindowWhenReady = () => {
-      if (state === 'warming' && warmedUp && (rampSeconds !== null || performance.now() - started > MAX_RAMP_MS)) {
+      const ramped = rampSeconds !== null || performance.now() - started > MAX_RAMP_MS;
+      if (state === 'warming' && warmedUp && ramped && warmupResponses >= warmupRequests) {
         state = 'measuring';
         windowStart = performance.now();
         send({ kind: 'window-open' });
@@ -118,7 +121,13 @@ function runJob(job: LoadJob): Promise<LoadResult> {
     instance.on('response', (client, _status, _bytes, responseTime) => {
       if (state === 'measuring') {
         latencies.push(responseTime);
-      } else if (rampSeconds === null && !answered.has(client)) {
+        return;
+      }
+      warmupResponses++;
+      if (warmupResponses === warmupRequests) {
+        openWindowWhenReady();
+      }
+      if (rampSeconds === null && !answered.has(client)) {
         answered.add(client);
         answeredCount++;
         if (answeredCount === job.connections) {

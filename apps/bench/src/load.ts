@@ -11,6 +11,8 @@ export interface LoadJob {
   urls: string[];
   connections: number;
   warmupSeconds: number;
+  /** Responses the warm-up waits for at least, on top of its seconds. */
+  warmupRequests?: number | undefined;
   durationSeconds: number;
   method: 'GET' | 'POST';
   headers: Record<string, string>;

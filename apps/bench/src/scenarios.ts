@@ -29,6 +29,8 @@ export interface Scenario {
   knownKeys?: true;
   /** Headers on top of the target's (another API version, say). */
   headers?: Record<string, string>;
+  /** The warm-up lasts until every body has been sent once (a cache-hit scenario must measure hits only). */
+  warmUpEveryBody?: true;
 }
 
 const at = <T>(values: readonly T[], i: number): T => values[i % values.length] as T;
@@ -157,6 +159,7 @@ export const VERIFY_SCENARIOS: readonly Scenario[] = [
       ({ secrets }) => secrets.map(verifyBody),
     ),
     knownKeys: true,
+    warmUpEveryBody: true,
   },
   verify(
     'verify-miss',

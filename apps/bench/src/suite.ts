@@ -302,6 +302,7 @@ async function runScenario(
     settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
     return;
   }
+  const bodies = scenario.bodies?.(samples);
   const job = {
     urls: servers.map((server) => server.baseUrl),
     connections: settings.connections,
@@ -311,7 +312,8 @@ async function runScenario(
     headers: { ...headers, ...scenario.headers },
     paths: scenario.paths(samples),
     bodyTemplate: scenario.bodyTemplate,
-    bodies: scenario.bodies?.(samples),
+    bodies,
+    warmupRequests: scenario.warmUpEveryBody ? bodies?.length : undefined,
   };
   try {
     settings.onResult(await measure(target, scenario, servers, job, load, startRss));
