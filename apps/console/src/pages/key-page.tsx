@@ -1,6 +1,6 @@
 import type { ApiKey, RotatedApiKey, UpdateApiKeyBody } from '@apikeys/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, Fragment, type ReactNode, useId, useState } from 'react';
+import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNotice } from '../components/error-notice.js';
@@ -35,6 +35,22 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
   const [editing, setEditing] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const id = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Where the focus goes when the form closes, which unmounts the field that had it: the new name after saving,
+  // the Rename button after cancelling.
+  const focusOnClose = useRef<'heading' | 'button' | null>(null);
+  useEffect(() => {
+    if (!editing && focusOnClose.current !== null) {
+      (focusOnClose.current === 'heading' ? heading : renameButton).current?.focus();
+      focusOnClose.current = null;
+    }
+  }, [editing]);
+
+  function close(saved: boolean) {
+    focusOnClose.current = saved ? 'heading' : 'button';
+    setEditing(false);
+  }
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -42,15 +58,18 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
     const found = nameProblem(name);
     setProblem(found);
     if (found === null) {
-      update.mutate({ name }, { onSuccess: () => setEditing(false) });
+      update.mutate({ name }, { onSuccess: () => close(true) });
     }
   }
 
   if (!editing) {
     return (
       <div className="name-row">
-        <h1>{apiKey.name}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {apiKey.name}
+        </h1>
         <button
+          ref={renameButton}
           type="button"
           className="button button-secondary"
           onClick={() => {
@@ -72,7 +91,7 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
         onSubmit={submit}
         onKeyDown={(event) => {
           if (event.key === 'Escape') {
-            setEditing(false);
+            close(false);
           }
         }}
         noValidate
@@ -92,7 +111,7 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
           <button type="submit" className="button" disabled={update.isPending}>
             Save name
           </button>
-          <button type="button" className="button button-secondary" onClick={() => setEditing(false)}>
+          <button type="button" className="button button-secondary" onClick={() => close(false)}>
             Cancel
           </button>
         </div>
@@ -154,16 +173,29 @@ function StatusActions({ apiKey }: { apiKey: ApiKey }) {
   const update = useUpdateKey(apiKey.id);
   const [confirmArchive, setConfirmArchive] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
 
+  // The button pressed (or the dialog's) is replaced by the other ones: the focus goes to the section's heading, and
+  // the message is announced.
   function setStatus(status: NonNullable<UpdateApiKeyBody['status']>, message: string) {
     setDone(null);
-    update.mutate({ status }, { onSuccess: () => setDone(message) });
+    update.mutate(
+      { status },
+      {
+        onSuccess: () => {
+          setDone(message);
+          heading.current?.focus();
+        },
+      },
+    );
   }
 
   const expired = apiKey.status === 'expired';
   return (
     <section aria-labelledby="status-heading" className="card">
-      <h2 id="status-heading">Status</h2>
+      <h2 id="status-heading" ref={heading} tabIndex={-1}>
+        Status
+      </h2>
       {expired ? <p className="muted">This key has expired: it can only be renamed or archived.</p> : null}
       <div className="actions">
         {apiKey.status === 'active' ? (
@@ -226,17 +258,32 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const id = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  // Removing the expiry removes its button: the focus goes to the section's heading, and the message is announced.
+  function change(expiresAt: string | null, message: string) {
+    setDone(null);
+    setProblem(null);
+    update.mutate(
+      { expires_at: expiresAt },
+      {
+        onSuccess: () => {
+          setDone(message);
+          heading.current?.focus();
+        },
+      },
+    );
+  }
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const expiresAt = utcInputToIso(String(new FormData(event.currentTarget).get('expires_at') ?? ''));
-    setDone(null);
     if (expiresAt === null) {
+      setDone(null);
       setProblem('Enter a date and a time.');
       return;
     }
-    setProblem(null);
-    update.mutate({ expires_at: expiresAt }, { onSuccess: () => setDone('The expiry is set.') });
+    change(expiresAt, 'The expiry is set.');
   }
 
   if (apiKey.status === 'expired') {
@@ -244,7 +291,9 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
   }
   return (
     <section aria-labelledby="expiry-heading" className="card">
-      <h2 id="expiry-heading">Expiry</h2>
+      <h2 id="expiry-heading" ref={heading} tabIndex={-1}>
+        Expiry
+      </h2>
       <form onSubmit={submit} noValidate>
         <label htmlFor={`${id}-expires`}>Expires at (UTC)</label>
         <div className="inline-fields">
@@ -263,11 +312,7 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
               type="button"
               className="button button-secondary"
               disabled={update.isPending}
-              onClick={() => {
-                setDone(null);
-                setProblem(null);
-                update.mutate({ expires_at: null }, { onSuccess: () => setDone('The key no longer expires.') });
-              }}
+              onClick={() => change(null, 'The key no longer expires.')}
             >
               Remove expiry
             </button>
@@ -292,6 +337,7 @@ function Rotate({ apiKey }: { apiKey: ApiKey }) {
   const { client } = useSession();
   const queryClient = useQueryClient();
   const id = useId();
+  const rotatedHeading = useRef<HTMLHeadingElement>(null);
   const rotate = useMutation({
     mutationFn: (gracePeriodSeconds: number) =>
       client.apiKeys.rotate(apiKey.id, { grace_period_seconds: gracePeriodSeconds }),
@@ -304,11 +350,20 @@ function Rotate({ apiKey }: { apiKey: ApiKey }) {
     },
   });
 
+  // The form is replaced by the new secret: the focus goes to its heading.
+  useEffect(() => {
+    if (rotate.data) {
+      rotatedHeading.current?.focus();
+    }
+  }, [rotate.data]);
+
   if (rotate.data) {
     const created = rotate.data;
     return (
       <section aria-labelledby="rotate-heading" className="card">
-        <h2 id="rotate-heading">Rotated</h2>
+        <h2 id="rotate-heading" ref={rotatedHeading} tabIndex={-1}>
+          Rotated
+        </h2>
         <p>
           The new key is <Link to={`/keys/${encodeURIComponent(created.id)}`}>{created.id}</Link>. This key{' '}
           {created.rotated_api_key.expires_at === null ? (

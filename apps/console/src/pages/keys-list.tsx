@@ -1,7 +1,7 @@
 import { LIST_LIMIT } from '@apikeys/api-types';
 import type { ApiKey, ListApiKeysQuery } from '@apikeys/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useId } from 'react';
+import { type FormEvent, useId, useRef } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
 import { StatusBadge } from '../components/status-badge.js';
@@ -164,11 +164,14 @@ export function KeysList() {
   });
   const page = result.data;
   const pages = page ? neighbours(page) : { previous: null, next: null };
+  const heading = useRef<HTMLHeadingElement>(null);
 
   return (
     <>
       <div className="page-heading">
-        <h1>API keys</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          API keys
+        </h1>
         <Link className="button" to="/keys/new">
           Create a key
         </Link>
@@ -176,7 +179,12 @@ export function KeysList() {
       <Filters query={query} />
       {result.isError ? <ErrorNotice error={result.error} title="The keys could not be loaded" /> : null}
       {result.isError ? (
-        <button type="button" className="button button-secondary" onClick={() => result.refetch()}>
+        <button
+          type="button"
+          className="button button-secondary"
+          // The button goes once the keys load: the focus goes to the page's heading.
+          onClick={() => void result.refetch().then(() => heading.current?.focus())}
+        >
           Try again
         </button>
       ) : null}

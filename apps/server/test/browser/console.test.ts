@@ -41,6 +41,7 @@ interface PageElement {
   tagName: string;
   textContent: string | null;
   name?: string;
+  labels?: ArrayLike<{ textContent: string | null }> | null;
 }
 declare const window: {
   sessionStorage: Record<string, string> & { length: number };
@@ -103,12 +104,41 @@ describe('the admin console in Chromium', () => {
   const activity: PageActivity = { requests: [], aborted: [], errors: [] };
   let consoleUrl: string;
   /** Keys created through the API, the newest of the organization. */
-  const named: Record<'billing' | 'export' | 'rotated', string> = { billing: '', export: '', rotated: '' };
+  const named: Record<'billing' | 'export' | 'rotated' | 'keyboard', string> = {
+    billing: '',
+    export: '',
+    rotated: '',
+    keyboard: '',
+  };
 
   /** The IDs of the keys in the table, top to bottom. */
   const listedIds = () => page.locator('tbody tr td:first-child .mono').allTextContents();
   const rows = () => page.locator('tbody tr');
   const alert = () => page.getByRole('alert');
+  const badge = (status: RegExp) => page.locator('dd .badge', { hasText: status });
+
+  /** The focused element as `tag text` (a field by its label), or `body` when the focus fell to the page. */
+  const focused = () =>
+    page.evaluate(() => {
+      const element = document.activeElement;
+      if (!element || element === document.body) {
+        return 'body';
+      }
+      const tag = element.tagName.toLowerCase();
+      const label = element.labels?.[0]?.textContent ?? element.textContent ?? '';
+      return `${tag} ${label}`.trim();
+    });
+
+  /** Presses Tab (or Shift+Tab) until `target` (as `focused` names it) has the focus. */
+  async function tabTo(target: string, { backwards = false } = {}): Promise<void> {
+    for (let step = 0; step < 40; step += 1) {
+      await page.keyboard.press(backwards ? 'Shift+Tab' : 'Tab');
+      if ((await focused()) === target) {
+        return;
+      }
+    }
+    throw new Error(`Tab never reached ${target}`);
+  }
 
   async function expectAccessible(name: string): Promise<void> {
     expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
@@ -129,6 +159,7 @@ describe('the admin console in Chromium', () => {
     });
     const api = server.versionClient(LATEST_API_VERSION);
     for (const [field, name] of [
+      ['keyboard', 'Keyboard key'],
       ['rotated', 'Mobile app'],
       ['export', 'Nightly export'],
       ['billing', 'Billing service'],
@@ -275,6 +306,8 @@ describe('the admin console in Chromium', () => {
     await expect.poll(listedIds).toEqual(second);
     await page.getByRole('link', { name: 'Previous page' }).click();
     await expect.poll(listedIds).toEqual(first);
+    // The first page has no Previous link: the focus went to the new page rather than to nothing.
+    await expect.poll(focused).toMatch(/^main /);
     await page.goBack();
     await expect.poll(listedIds).toEqual(second);
   });
@@ -449,6 +482,65 @@ describe('the admin console in Chromium', () => {
     await page.getByRole('heading', { name: 'Create a key', level: 1 }).waitFor();
     expect(await page.getByLabel('Secret', { exact: true }).count()).toBe(0);
     expect(await page.locator('body').textContent()).not.toContain(value);
+  });
+
+  it("does a key's actions and creates a key from the keyboard only; the focus never falls to the page", async () => {
+    await page.goto(`${consoleUrl}/keys/${named.keyboard}`);
+    await page.getByRole('heading', { name: 'Keyboard key', level: 1 }).waitFor();
+
+    await tabTo('button Rename');
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('input New name');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('Keyboard key (renamed)');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Keyboard key (renamed)', level: 1 }).waitFor();
+    await expect.poll(focused).toBe('h1 Keyboard key (renamed)');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('input New name');
+    await page.keyboard.press('Escape');
+    await expect.poll(focused).toBe('button Rename');
+
+    await tabTo('button Deactivate');
+    await page.keyboard.press('Enter');
+    await badge(/^inactive$/).waitFor();
+    await expect.poll(focused).toBe('h2 Status');
+    await tabTo('button Reactivate');
+    await page.keyboard.press('Enter');
+    await badge(/^active$/).waitFor();
+    await expect.poll(focused).toBe('h2 Status');
+
+    await tabTo('select Grace period');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByLabel('Grace period').inputValue()).toBe('3600');
+    await tabTo('button Rotate the key');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('h2 Rotated');
+
+    // The old key works on through its grace period: archive it, through the dialog.
+    await tabTo('button Archive…', { backwards: true });
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    expect(await focused()).toBe('button Cancel');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('button Archive the key');
+    await page.keyboard.press('Enter');
+    await badge(/^archived$/).waitFor();
+    await expect.poll(focused).toBe('h2 Status');
+
+    await tabTo('a Create a key', { backwards: true });
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Create a key', level: 1 }).waitFor();
+    await expect.poll(focused).toMatch(/^main /);
+    await tabTo('input Name');
+    await page.keyboard.type('Made by keyboard');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Key created', level: 1 }).waitFor();
+    await expect.poll(focused).toBe('h1 Key created');
+    await tabTo('button Create another key');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('input Name');
   });
 
   it('shows a server error with its request ID, after the client has retried it', async () => {
