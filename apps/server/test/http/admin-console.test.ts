@@ -1,7 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { authHeaders, expectError, expectMatchesSpec, startTestServer, type TestServer } from '@apikeys/server/testing';
+import {
+  authHeaders,
+  expectError,
+  expectMatchesSpec,
+  parseRawResponse,
+  sendRaw,
+  startTestServer,
+  type TestServer,
+} from '@apikeys/server/testing';
 import express from 'express';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,8 +79,48 @@ describe('the admin console at /console', () => {
     expect(head.headers.get('content-length')).toBe(full.headers.get('content-length'));
   });
 
+  it.each(['GET', 'HEAD'])(
+    'answers %s of a file missing from /console/assets/ with a 404 in the API error shape, without API headers',
+    async (method) => {
+      const response = await get('/console/assets/index-00000000.js', { method });
+
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      if (method === 'GET') {
+        const body = (await response.json()) as { error: { type: string; message: string } };
+        expectMatchesSpec(undefined, response, body);
+        expect(body.error).toEqual({
+          type: 'not_found_error',
+          message: 'the admin console has no file at /console/assets/index-00000000.js: reload the page',
+        });
+      }
+    },
+  );
+
   it.each([
-    ['GET', '/console/assets/index-00000000.js', 'no route for GET on this path'],
+    '/console/../package.json',
+    '/console/..%2f..%2fpackage.json',
+    '/console/..%2F..%2F..%2F..%2Fpackage.json',
+    '/console/%2e%2e/%2e%2e/package.json',
+    '/console/..%5c..%5cpackage.json',
+    '/console/assets/..%2f..%2findex.html',
+    '/console/assets/../../package.json',
+    '/console/assets/%2e%2e%2f%2e%2e%2fvite.config.ts',
+    '/console/assets/..%2f..%2f..%2fserver%2fpackage.json',
+  ])('never serves a file outside the build for %s (sent raw, not normalized)', async (path) => {
+    const page = await (await get('/console')).text();
+    const raw = await sendRaw(server.baseUrl, `GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`);
+    const response = parseRawResponse(raw);
+
+    expect([200, 404]).toContain(response.status);
+    if (response.status === 200) {
+      expect(response.body).toBe(page);
+    } else {
+      expect(JSON.parse(response.body)).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+    }
+  });
+
+  it.each([
     ['POST', '/console', 'no route for POST on /console'],
     ['GET', '/CONSOLE', 'no route for GET on this path'],
     ['GET', '/consoles', 'no route for GET on /consoles'],

@@ -17,7 +17,7 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self'",
   "font-src 'self'",
   "connect-src 'self'",
   "base-uri 'none'",
@@ -109,9 +109,10 @@ const loaded = new Map<string, ConsoleFiles | null>();
 /**
  * Serves the admin console, a single-page app built by `apps/console` (`pnpm build`), read once per process from
  * `directory`. GET and HEAD only: its files at their paths, and the page at `/console` and at every other path under
- * it except `/console/assets/` (the app routes those itself), so that a bookmarked page loads. Every other request
- * passes on to the API, which answers it in the API's error shape. When the console was not built, `/console` and
- * the paths under it answer a 404 in the API's error shape that says how to build it; the API works as usual.
+ * it except `/console/assets/` (the app routes those itself), so that a bookmarked page loads; an unknown file under
+ * `/console/assets/` answers a 404 in the API's error shape. Other methods pass on to the API, which answers them.
+ * When the console was not built, `/console` and the paths under it answer a 404 in the API's error shape that says
+ * how to build it; the API works as usual.
  */
 export function adminConsole(directory: string = consoleBuildDirectory()): RequestHandler {
   if (!loaded.has(directory)) {
@@ -136,9 +137,12 @@ export function adminConsole(directory: string = consoleBuildDirectory()): Reque
       );
       return;
     }
+    // Looked up by the exact path, never joined to a folder: nothing outside the build can be named.
     const resource = built.files.get(path) ?? (path.startsWith(`${CONSOLE_PATH}/assets/`) ? undefined : built.page);
     if (!resource) {
-      next();
+      // An asset of another build (a page loaded before a deployment) or a typo: a 404 here, not the API's answer to
+      // a request without its headers.
+      next(HttpError.of('not_found_error', `the admin console has no file at ${path}: reload the page`));
       return;
     }
     res.status(200).set(resource.headers).send(resource.body);
