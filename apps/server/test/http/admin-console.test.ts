@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import {
   authHeaders,
   expectError,
@@ -13,7 +15,7 @@ import {
 import express from 'express';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminConsole, CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/http/console/admin-console.js';
+import { adminConsole, CONSOLE_CONTENT_SECURITY_POLICY, chooseEncoding } from '../../src/http/console/admin-console.js';
 import { handleErrors } from '../../src/http/errors/handle-errors.js';
 import { assignRequestId } from '../../src/http/request-id.js';
 
@@ -26,6 +28,25 @@ afterAll(() => server?.close());
 
 const get = (path: string, init: RequestInit = {}) =>
   fetch(`${server.baseUrl}${path}`, { redirect: 'manual', ...init });
+
+/** A GET with exactly these headers (fetch would add its own Accept-Encoding and decompress), its body as bytes. */
+function getBytes(path: string, headers: Record<string, string>): Promise<{ headers: Headers; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    request(`${server.baseUrl}${path}`, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const received = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          received.set(name, String(value));
+        }
+        resolve({ headers: received, body: Buffer.concat(chunks) });
+      });
+    })
+      .on('error', reject)
+      .end();
+  });
+}
 
 /** The `src` and `href` URLs of the page's scripts, stylesheets and icon. */
 function assetUrls(html: string): string[] {
@@ -68,6 +89,46 @@ describe('the admin console at /console', () => {
     }
     const script = urls.find((url) => url.endsWith('.js')) as string;
     expect((await get(script)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('sends its scripts and styles compressed to a browser that accepts it, and the same bytes to one that does not', async () => {
+    const urls = assetUrls(await (await get('/console')).text()).filter((url) => /\.(?:js|css)$/.test(url));
+    expect(urls.length).toBeGreaterThanOrEqual(2);
+
+    for (const url of urls) {
+      const plain = await getBytes(url, {});
+      const gzip = await getBytes(url, { 'accept-encoding': 'gzip, deflate' });
+      const brotli = await getBytes(url, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+
+      expect(plain.headers.get('content-encoding'), url).toBeNull();
+      expect(gzip.headers.get('content-encoding'), url).toBe('gzip');
+      expect(brotli.headers.get('content-encoding'), url).toBe('br');
+      for (const response of [plain, gzip, brotli]) {
+        expect(response.headers.get('vary'), url).toBe('accept-encoding');
+        expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+        expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
+      }
+      expect(gunzipSync(gzip.body).equals(plain.body), url).toBe(true);
+      expect(brotliDecompressSync(brotli.body).equals(plain.body), url).toBe(true);
+      expect(brotli.body.length).toBeLessThan(plain.body.length / 2);
+      expect(Number(gzip.headers.get('content-length'))).toBe(gzip.body.length);
+    }
+  });
+
+  it.each([
+    [undefined, undefined],
+    ['', undefined],
+    ['identity', undefined],
+    ['gzip', 'gzip'],
+    ['GZIP;q=0.5, br;q=0.8', 'br'],
+    ['gzip, br;q=0', 'gzip'],
+    ['br;q=0.1, gzip', 'gzip'],
+    ['*', 'br'],
+    ['*, br;q=0', 'gzip'],
+    ['gzip;q=0, br;q=0', undefined],
+    ['gzip;q=nonsense', undefined],
+  ])('picks the encoding for Accept-Encoding %j: %s', (header, encoding) => {
+    expect(chooseEncoding(header)).toBe(encoding);
   });
 
   it('answers HEAD with the headers of GET and no body', async () => {
