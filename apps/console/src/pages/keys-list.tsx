@@ -151,6 +151,27 @@ function KeysTable({ keys, busy }: { keys: ApiKey[]; busy: boolean }) {
   );
 }
 
+/**
+ * A page without keys: reached through a cursor (a bookmarked page whose keys are gone), the first page of these
+ * filters is offered; otherwise no key matches the filters, or the organization has none.
+ */
+function EmptyPage({ query }: { query: ListApiKeysQuery }) {
+  if (query.after_id !== undefined || query.before_id !== undefined) {
+    return (
+      <div className="placeholder" role="status">
+        <p>There are no keys on this page.</p>
+        <Link to={listHref(withoutCursor(query))}>Go to the first page</Link>
+      </div>
+    );
+  }
+  return (
+    <div className="placeholder" role="status">
+      <p>{hasFilters(query) ? 'No key matches these filters.' : 'This organization has no API keys yet.'}</p>
+      {hasFilters(query) ? <Link to="/">Show every key</Link> : <Link to="/keys/new">Create the first key</Link>}
+    </div>
+  );
+}
+
 /** The keys list: newest first, filtered and paged by the address's query. */
 export function KeysList() {
   usePageTitle('API keys');
@@ -193,12 +214,7 @@ export function KeysList() {
           Loading keys…
         </p>
       ) : null}
-      {page && page.data.length === 0 ? (
-        <div className="placeholder" role="status">
-          <p>{hasFilters(query) ? 'No key matches these filters.' : 'This organization has no API keys yet.'}</p>
-          {hasFilters(query) ? <Link to="/">Show every key</Link> : <Link to="/keys/new">Create the first key</Link>}
-        </div>
-      ) : null}
+      {page && page.data.length === 0 ? <EmptyPage query={query} /> : null}
       {page && page.data.length > 0 ? (
         <>
           <p className="muted" role="status">

@@ -296,6 +296,27 @@ describe('the admin console in Chromium', () => {
     await page.waitForURL(consoleUrl);
   });
 
+  it('shows an empty page reached through a cursor as such, with a link to the first page', async () => {
+    const api = server.versionClient(LATEST_API_VERSION);
+    let oldest: string | undefined;
+    for (let more = true; more; ) {
+      const query = { limit: 100, ...(oldest === undefined ? {} : { after_id: oldest }) };
+      const { data } = await api.GET('/v1/organizations/api_keys', { params: { query } });
+      oldest = data?.last_id ?? undefined;
+      more = data?.has_more ?? false;
+    }
+
+    await page.goto(`${consoleUrl}?status=active&after_id=${oldest}`);
+    await page.getByText('There are no keys on this page.').waitFor();
+    expect(await page.getByText('This organization has no API keys yet.').count()).toBe(0);
+    await expectAccessible('an empty page of the list');
+    await page.getByRole('link', { name: 'Go to the first page' }).click();
+    await page.waitForURL(`${consoleUrl}?status=active`);
+    await rows().first().waitFor();
+    await page.goto(consoleUrl);
+    await rows().first().waitFor();
+  });
+
   it('pages forwards and backwards through the cursors, with the page size and cursor in the URL', async () => {
     await page.getByLabel('Keys per page').selectOption('50');
     await page.getByRole('button', { name: 'Apply filters' }).click();
