@@ -7,6 +7,7 @@ import { SecretReveal } from '../components/secret-reveal.js';
 import { utcInputToIso } from '../format.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
+import { refreshAfterChange } from '../query-keys.js';
 import { useSession } from '../session.js';
 
 interface Problems {
@@ -54,7 +55,7 @@ export function CreateKey() {
     mutationFn: (body: CreateApiKeyBody) => client.apiKeys.create(body),
     // The answer holds the secret: drop it from the mutation cache as soon as this page is left.
     gcTime: 0,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+    onSuccess: () => refreshAfterChange(queryClient, null),
   });
 
   function submit(event: FormEvent<HTMLFormElement>) {

@@ -10,11 +10,10 @@ import { TimeText } from '../components/time-text.js';
 import { formatCreator, formatDuration, formatPrincipal, formatScope, utcInputToIso } from '../format.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
+import { queryKeys, refreshAfterChange } from '../query-keys.js';
+import { GRACE_PERIODS } from '../rotation.js';
 import { useSession } from '../session.js';
 import { AuditHistory } from './audit-history.js';
-
-/** Grace periods offered when rotating; the API refuses one over its maximum, with a message the page shows. */
-const GRACE_PERIODS = [0, 3_600, 86_400, 7 * 86_400];
 
 /** Updates the key, then refreshes what shows it: the key itself, the lists, and its history. */
 function useUpdateKey(id: string) {
@@ -22,11 +21,7 @@ function useUpdateKey(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: UpdateApiKeyBody) => client.apiKeys.update(id, body),
-    onSuccess: (key) => {
-      queryClient.setQueryData(['api-key', id], key);
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-      void queryClient.invalidateQueries({ queryKey: ['audit-events', id] });
-    },
+    onSuccess: (key) => refreshAfterChange(queryClient, key),
   });
 }
 
@@ -343,11 +338,7 @@ function Rotate({ apiKey }: { apiKey: ApiKey }) {
       client.apiKeys.rotate(apiKey.id, { grace_period_seconds: gracePeriodSeconds }),
     // The answer holds a secret: drop it from the mutation cache as soon as this component is gone.
     gcTime: 0,
-    onSuccess: (rotated: RotatedApiKey) => {
-      queryClient.setQueryData(['api-key', apiKey.id], rotated.rotated_api_key);
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-      void queryClient.invalidateQueries({ queryKey: ['audit-events', apiKey.id] });
-    },
+    onSuccess: (rotated: RotatedApiKey) => refreshAfterChange(queryClient, rotated.rotated_api_key),
   });
 
   // The form is replaced by the new secret: the focus goes to its heading.
@@ -418,7 +409,7 @@ export function KeyPage() {
   const { client } = useSession();
   const { keyId = '' } = useParams();
   const result = useQuery({
-    queryKey: ['api-key', keyId],
+    queryKey: queryKeys.apiKey(keyId),
     queryFn: ({ signal }) => client.apiKeys.retrieve(keyId, { signal }),
   });
   usePageTitle(result.data ? `Key ${result.data.name}` : 'Key');

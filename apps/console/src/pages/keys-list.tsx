@@ -1,5 +1,5 @@
 import { LIST_LIMIT } from '@apikeys/api-types';
-import type { ApiKey, ListApiKeysQuery } from '@apikeys/client';
+import { type ApiKey, type ListApiKeysQuery, neighbourQueries } from '@apikeys/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useRef } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
@@ -8,8 +8,8 @@ import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
 import { formatCreator, formatScope } from '../format.js';
 import {
+  FILTERS,
   hasFilters,
-  neighbours,
   PAGE_SIZES,
   queryFromSearch,
   STATUSES,
@@ -17,6 +17,7 @@ import {
   withoutCursor,
 } from '../list-search.js';
 import { usePageTitle } from '../page-title.js';
+import { queryKeys } from '../query-keys.js';
 import { useSession } from '../session.js';
 
 /** The link to a page of the list: the query in the address, so that it can be bookmarked and shared. */
@@ -34,7 +35,7 @@ function Filters({ query }: { query: ListApiKeysQuery }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const search = new URLSearchParams();
-    for (const name of ['status', 'workspace_id', 'created_by_user_id', 'limit']) {
+    for (const name of [...FILTERS, 'limit']) {
       const value = String(form.get(name) ?? '').trim();
       if (value !== '') {
         search.set(name, value);
@@ -179,12 +180,12 @@ export function KeysList() {
   const [search] = useSearchParams();
   const query = queryFromSearch(search);
   const result = useQuery({
-    queryKey: ['api-keys', query],
+    queryKey: queryKeys.apiKeyList(query),
     queryFn: ({ signal }) => client.apiKeys.list(query, { signal }),
     placeholderData: keepPreviousData,
   });
   const page = result.data;
-  const pages = page ? neighbours(page) : { previous: null, next: null };
+  const pages = page ? neighbourQueries(page) : { previous: null, next: null };
   const heading = useRef<HTMLHeadingElement>(null);
 
   return (
