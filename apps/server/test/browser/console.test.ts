@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,36 +6,18 @@ import { fileURLToPath } from 'node:url';
 import { API_KEY_NAME_LENGTH, LATEST_API_VERSION } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, startTestServer, type TestServer } from '@apikeys/server/testing';
 import { openSqliteStore } from '@apikeys/store';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { launchChromium, openRecordedPage, type PageActivity } from './support/recorded-page.js';
 
 // The admin console (apps/console), built and served by the real server on a temporary SQLite database, driven in
 // Debian's chromium: one browser, one server, one page, the tests in order (each goes on from where the last left).
 // UPDATE_SCREENSHOTS=1 writes the screenshots of docs/console.md into docs/console/.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const STEP_TIMEOUT_MS = 15_000;
 const SEEDED_KEYS = 300;
 const SCREENSHOTS =
   process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../../docs/console/', import.meta.url)) : null;
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** What the page did: every request, those aborted because they were for another origin, and its errors. */
-interface PageActivity {
-  requests: URL[];
-  aborted: string[];
-  /** Every response of 400 or more (`401 GET /v1/...`) and every request that failed without one. */
-  failedResponses: string[];
-  /** Uncaught exceptions and Content-Security-Policy violations (Chromium reports these on the console). */
-  errors: string[];
-}
 
 // The browser globals that the functions run in the page use, declared for this module only: the server's types
 // have no DOM library, and adding it would type the server's own code against browser globals.
@@ -103,7 +85,7 @@ describe('the admin console in Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const activity: PageActivity = { requests: [], aborted: [], failedResponses: [], errors: [] };
+  let activity: PageActivity;
   let consoleUrl: string;
   /** Keys created through the API, the newest of the organization. */
   const named: Record<'billing' | 'export' | 'rotated' | 'keyboard', string> = {
@@ -147,9 +129,6 @@ describe('the admin console in Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`);
-    }
     directory = mkdtempSync(join(tmpdir(), 'apikeys-console-e2e-'));
     server = await startTestServer({ opened: openSqliteStore(join(directory, 'keys.sqlite')) });
     await server.store.seedApiKeys({
@@ -171,39 +150,9 @@ describe('the admin console in Chromium', () => {
     }
     consoleUrl = `${server.baseUrl}/console`;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_TIMEOUT_MS });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    browser = await launchChromium(STEP_TIMEOUT_MS);
+    ({ context, page, activity } = await openRecordedPage(browser, server.baseUrl, { timeoutMs: STEP_TIMEOUT_MS }));
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === server.baseUrl) {
-        return route.continue();
-      }
-      activity.aborted.push(url);
-      return route.abort('blockedbyclient');
-    });
-    page = await context.newPage();
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
-    page.on('request', (request) => activity.requests.push(new URL(request.url())));
-    page.on('response', (response) => {
-      if (response.status() >= 400) {
-        const url = new URL(response.url());
-        activity.failedResponses.push(`${response.status()} ${response.request().method()} ${url.pathname}`);
-      }
-    });
-    page.on('requestfailed', (request) => {
-      // A query cancelled because its page was left (TanStack Query aborts it) is not a fault.
-      if (request.failure()?.errorText !== 'net::ERR_ABORTED' || request.resourceType() !== 'fetch') {
-        activity.failedResponses.push(`${request.failure()?.errorText} ${request.method()} ${request.url()}`);
-      }
-    });
-    page.on('console', (message) => {
-      // Failed responses are logged as errors too; they are recorded above, from the responses themselves.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-        activity.errors.push(message.text());
-      }
-    });
-    page.on('pageerror', (error) => activity.errors.push(error.message));
   });
 
   afterAll(async () => {

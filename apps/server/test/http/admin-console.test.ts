@@ -12,12 +12,8 @@ import {
   startTestServer,
   type TestServer,
 } from '@apikeys/server/testing';
-import express from 'express';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminConsole, CONSOLE_CONTENT_SECURITY_POLICY, chooseEncoding } from '../../src/http/console/admin-console.js';
-import { handleErrors } from '../../src/http/errors/handle-errors.js';
-import { assignRequestId } from '../../src/http/request-id.js';
+import { CONSOLE_CONTENT_SECURITY_POLICY, chooseEncoding } from '../../src/http/console/admin-console.js';
 
 // The console is built before the server's tests run (turbo: @apikeys/server#test depends on @apikeys/console#build).
 let server: TestServer;
@@ -193,29 +189,22 @@ describe('the admin console at /console', () => {
 });
 
 describe('a server whose console was not built', () => {
-  let base: string;
-  let close: () => void;
+  let unbuilt: TestServer;
   let empty: string;
 
   beforeAll(async () => {
     empty = mkdtempSync(join(tmpdir(), 'apikeys-console-'));
-    const app = express();
-    app.use(assignRequestId, adminConsole(empty), handleErrors(pino({ level: 'silent' })));
-    const listening = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => listening.once('listening', resolve));
-    const address = listening.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    close = () => listening.close();
+    unbuilt = await startTestServer({ consoleDirectory: empty });
   });
-  afterAll(() => {
-    close?.();
+  afterAll(async () => {
+    await unbuilt?.close();
     rmSync(empty, { recursive: true, force: true });
   });
 
   it.each(['/console', '/console/keys/new'])(
     'answers %s with a 404 in the API error shape that says how to build it',
     async (path) => {
-      const response = await fetch(`${base}${path}`);
+      const response = await fetch(`${unbuilt.baseUrl}${path}`);
       const body = (await response.json()) as { error: { message: string } };
 
       expect(response.status).toBe(404);
