@@ -1,6 +1,6 @@
-import { type AdminClient, createAdminClient } from '@apikeys/client';
+import { type AdminClient, AuthenticationError, createAdminClient } from '@apikeys/client';
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 
 /**
  * Where the admin key lives while the tab is open: sessionStorage, which the browser keeps per tab and forgets when
@@ -16,6 +16,8 @@ export interface Session {
 
 interface SessionState {
   session: Session | null;
+  /** Why the last session ended without the user signing out: the API's 401, for the sign-in form to show. */
+  endedBy: AuthenticationError | null;
   /** Checks the key with one request to this server, and keeps it for the tab if the API accepts it. */
   signIn(adminKey: string): Promise<void>;
 }
@@ -54,6 +56,7 @@ function store(adminKey: string | null): void {
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [adminKey, setAdminKey] = useState<string | null>(storedKey);
+  const [endedBy, setEndedBy] = useState<AuthenticationError | null>(null);
 
   const signOut = useCallback(() => {
     store(null);
@@ -61,20 +64,49 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     queryClient.clear();
   }, [queryClient]);
 
+  // A 401 during the session means the key was disabled (or deleted) meanwhile: every later call would fail too, so
+  // the tab forgets the key and the sign-in form says why.
+  useEffect(() => {
+    if (adminKey === null) {
+      return;
+    }
+    const check = (action: { type: string; error?: unknown }) => {
+      if (action.type === 'error' && action.error instanceof AuthenticationError) {
+        setEndedBy(action.error);
+        signOut();
+      }
+    };
+    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === 'updated') {
+        check(event.action);
+      }
+    });
+    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === 'updated') {
+        check(event.action);
+      }
+    });
+    return () => {
+      unsubscribeQueries();
+      unsubscribeMutations();
+    };
+  }, [adminKey, queryClient, signOut]);
+
   const signIn = useCallback(
     async (candidate: string) => {
       const key = candidate.trim();
       await clientFor(key).apiKeys.list({ limit: 1 });
       queryClient.clear();
       store(key);
+      setEndedBy(null);
       setAdminKey(key);
     },
     [queryClient],
   );
 
   const value = useMemo<SessionState>(
-    () => ({ session: adminKey === null ? null : { client: clientFor(adminKey), signOut }, signIn }),
-    [adminKey, signIn, signOut],
+    () => ({ session: adminKey === null ? null : { client: clientFor(adminKey), signOut }, endedBy, signIn }),
+    [adminKey, endedBy, signIn, signOut],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
@@ -87,7 +119,7 @@ function useSessionState(): SessionState {
   return state;
 }
 
-/** The signed-in session; only under `<RequireSession>`, which shows the sign-in form otherwise. */
+/** The signed-in session, for the signed-in pages only: `App` shows the sign-in form instead when there is none. */
 export function useSession(): Session {
   const { session } = useSessionState();
   if (session === null) {
@@ -99,6 +131,11 @@ export function useSession(): Session {
 /** Sign-in, for the form. */
 export function useSignIn(): SessionState['signIn'] {
   return useSessionState().signIn;
+}
+
+/** The API's refusal that ended the last session, or null (signed out by the user, or never signed in). */
+export function useSessionEndedBy(): AuthenticationError | null {
+  return useSessionState().endedBy;
 }
 
 /** Whether the tab holds an admin key. */

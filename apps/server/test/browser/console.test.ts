@@ -38,6 +38,9 @@ declare const document: {
   activeElement: PageElement | null;
   documentElement: { scrollWidth: number };
 };
+interface HTMLInput {
+  type: string;
+}
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 declare function getComputedStyle(element: PageElement): { outlineStyle: string };
 
@@ -176,6 +179,9 @@ describe('the admin console in Chromium', () => {
   });
 
   it('signs in from the keyboard; the key stays in sessionStorage, never in localStorage, a cookie or a URL', async () => {
+    // A text field masked by CSS: a password field would make the browser offer to save the key.
+    expect(await page.getByLabel('Admin key').evaluate((input) => (input as unknown as HTMLInput).type)).toBe('text');
+    expect(await page.getByLabel('Admin key').getAttribute('autocomplete')).toBe('off');
     await page.getByLabel('Admin key').fill(server.adminKey);
     await screenshot(page, 'sign-in', [page.getByLabel('Admin key')]);
     await page.getByLabel('Admin key').press('Enter');
@@ -568,6 +574,33 @@ describe('the admin console in Chromium', () => {
     }
   });
 
+  it('signs the tab out when the API refuses its key mid-session, and says why', async () => {
+    const { adminKey, secret } = await server.store.createAdminKey({
+      organizationId: DEFAULT_ORGANIZATION.id,
+      name: 'disabled mid-session',
+    });
+    await page.goto(consoleUrl);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin key').fill(secret);
+    await page.getByLabel('Admin key').press('Enter');
+    await rows().first().waitFor();
+
+    await server.store.setAdminKeyStatus(adminKey.id, 'disabled');
+    await rows().first().getByRole('link').click();
+
+    await expect.poll(() => alert().textContent()).toContain('You were signed out');
+    expect(await alert().textContent()).toContain('authentication_error');
+    expect(await alert().getByTestId('request-id').textContent()).toMatch(/^req_/);
+    expect(await focused()).toBe('input Admin key');
+    expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0);
+    await expectAccessible('the sign-in page after the API refused the key');
+
+    await page.getByLabel('Admin key').fill(server.adminKey);
+    await page.getByLabel('Admin key').press('Enter');
+    await rows().first().waitFor();
+    expect(await page.getByText('You were signed out').count()).toBe(0);
+  });
+
   it('signs out: the key is gone from the tab, and the pages ask for one again', async () => {
     await page.goto(consoleUrl);
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -585,12 +618,14 @@ describe('the admin console in Chromium', () => {
     await annotate(`${activity.requests.length} requests`);
 
     expect(activity.aborted).toEqual([]);
-    // Only the failures the tests caused: a wrong key, an expiry in the past, and the server error with its retries.
+    // Only the failures the tests caused: a wrong key, an expiry in the past, the server error with its retries, and
+    // the key disabled mid-session.
     const retried = activity.failedResponses.filter((line) => line.startsWith('500 ')).length;
     expect(activity.failedResponses).toEqual([
       '401 GET /v1/organizations/api_keys',
       `400 POST /v1/organizations/api_keys/${named.export}`,
       ...Array.from({ length: retried }, () => '500 GET /v1/organizations/api_keys'),
+      expect.stringMatching(/^401 GET \/v1\/organizations\/api_keys\/[^/]+$/),
     ]);
     expect(activity.requests.filter((url) => url.origin !== server.baseUrl)).toEqual([]);
     expect(activity.errors).toEqual([]);

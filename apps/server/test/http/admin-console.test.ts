@@ -50,8 +50,8 @@ function assetUrls(html: string): string[] {
 }
 
 describe('the admin console at /console', () => {
-  it.each(['/console', '/console/', '/console/keys/apikey_01', '/console/keys/new?x=1'])(
-    'answers %s with the page, a strict Content-Security-Policy and no inline script, revalidated on every load',
+  it.each(['/console', '/console/', '/console/index.html', '/console/keys/apikey_01', '/console/keys/new?x=1'])(
+    'answers %s with the page, a strict Content-Security-Policy and no inline script, never stored',
     async (path) => {
       const response = await get(path);
       const html = await response.text();
@@ -60,7 +60,7 @@ describe('the admin console at /console', () => {
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
       expect(CONSOLE_CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
-      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(response.headers.get('cache-control')).toBe('no-store');
       expect(response.headers.get('referrer-policy')).toBe('no-referrer');
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(html).toContain('<div id="root"></div>');

@@ -132,8 +132,8 @@ function listFiles(folder: string): string[] {
 
 /**
  * Reads the build output once. Files under `assets/` are named by their content hash (Vite's build), so they are
- * cached for a year; the page and the other files (the icon) are revalidated on every load, so that a new
- * deployment reaches browsers at once.
+ * cached for a year; the other files (the icon) are revalidated on every load, so that a new deployment reaches
+ * browsers at once, and the page is not stored at all (`no-store`).
  */
 function readConsoleFiles(directory: string): ConsoleFiles | null {
   const indexFile = join(directory, 'index.html');
@@ -154,8 +154,12 @@ function readConsoleFiles(directory: string): ConsoleFiles | null {
         : { body: resource.body, headers },
     );
   }
-  const page = revalidated(readFileSync(indexFile), CONTENT_TYPES['.html'] ?? 'text/html');
-  return { page: { body: page.body, headers: { ...page.headers, ...SECURITY_HEADERS } }, files };
+  // The page is never stored, not even in the back/forward cache: a tab that signed out must not come back showing
+  // what it showed signed in (a key's page, a secret just created).
+  const page = readFileSync(indexFile);
+  const pageHeaders = { 'content-type': CONTENT_TYPES['.html'] ?? 'text/html', 'cache-control': 'no-store' };
+  files.set(`${CONSOLE_PATH}/index.html`, { body: page, headers: { ...pageHeaders, ...SECURITY_HEADERS } });
+  return { page: { body: page, headers: { ...pageHeaders, ...SECURITY_HEADERS } }, files };
 }
 
 function revalidated(body: Buffer, contentType: string): StaticResource {
