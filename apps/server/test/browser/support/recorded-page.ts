@@ -36,8 +36,9 @@ export interface PageActivity {
 
 /**
  * Opens a page, in a context of its own, that records its activity and aborts every request that is not for
- * `origin`. A fetch the page cancels itself (`net::ERR_ABORTED`, as TanStack Query does when a page is left) is not
- * recorded as a failure; nor is Chromium's console line for a failed response, which `failedResponses` records.
+ * `origin`. A load cancelled (`net::ERR_ABORTED`: the test navigated before the icon loaded, or the app aborted its
+ * fetch, as TanStack Query does when a page is left) is not recorded as a failure; nor is Chromium's console line
+ * for a failed response, which `failedResponses` records.
  */
 export async function openRecordedPage(
   browser: Browser,
@@ -68,7 +69,7 @@ export async function openRecordedPage(
   });
   page.on('requestfailed', (request) => {
     const error = request.failure()?.errorText;
-    if (error !== 'net::ERR_ABORTED' || request.resourceType() !== 'fetch') {
+    if (error !== 'net::ERR_ABORTED') {
       activity.failedResponses.push(`${error} ${request.method()} ${request.url()}`);
     }
   });
