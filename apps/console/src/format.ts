@@ -19,7 +19,13 @@ export function formatCreator(createdBy: CreatedBy | null): string {
   if (createdBy === null) {
     return '—';
   }
-  return createdBy.type === 'user' ? createdBy.id : `service account ${createdBy.id}`;
+  // No default: a new kind of creator in the spec is a compile error until it is shown here.
+  switch (createdBy.type) {
+    case 'user':
+      return createdBy.id;
+    case 'service_account':
+      return `service account ${createdBy.id}`;
+  }
 }
 
 /** Whom a key acts as, or `None`. */

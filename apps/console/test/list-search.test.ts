@@ -36,7 +36,9 @@ describe('the keys list in the URL', () => {
   });
 
   it('writes every filter it reads, in the order of FILTERS', () => {
-    const search = new URLSearchParams(FILTERS.map((name) => [name, name === 'status' ? 'archived' : `${name}_1`]));
+    const search = new URLSearchParams(
+      FILTERS.map((name): [string, string] => [name, name === 'status' ? 'archived' : `${name}_1`]),
+    );
 
     expect(searchFromQuery(queryFromSearch(search)).toString()).toBe(search.toString());
   });

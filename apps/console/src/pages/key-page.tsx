@@ -7,7 +7,14 @@ import { ErrorNotice } from '../components/error-notice.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
-import { formatCreator, formatDuration, formatPrincipal, formatScope, utcInputToIso } from '../format.js';
+import {
+  formatCreator,
+  formatDuration,
+  formatPrincipal,
+  formatScope,
+  isoToUtcInput,
+  utcInputToIso,
+} from '../format.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
 import { queryKeys, refreshAfterChange } from '../query-keys.js';
@@ -293,6 +300,9 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
         <label htmlFor={`${id}-expires`}>Expires at (UTC)</label>
         <div className="inline-fields">
           <input
+            // Keyed by the expiry, so that the field shows the current one, to the minute, after each change.
+            key={apiKey.expires_at ?? 'none'}
+            defaultValue={apiKey.expires_at === null ? '' : isoToUtcInput(apiKey.expires_at)}
             id={`${id}-expires`}
             name="expires_at"
             type="datetime-local"

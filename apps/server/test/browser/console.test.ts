@@ -406,8 +406,11 @@ describe('the admin console in Chromium', () => {
     await page.locator('dd time', { hasText: '2031-01-31 12:00 UTC' }).waitFor();
     const expires = page.locator('.field-row', { has: page.locator('dt', { hasText: /^Expires$/ }) }).locator('dd');
     expect(await expires.textContent()).toBe('2031-01-31 12:00 UTC');
+    await page.reload();
+    expect(await page.getByLabel('Expires at (UTC)').inputValue()).toBe('2031-01-31T12:00');
     await page.getByRole('button', { name: 'Remove expiry' }).click();
     await expect.poll(() => expires.textContent()).toBe('Never');
+    expect(await page.getByLabel('Expires at (UTC)').inputValue()).toBe('');
 
     await page.getByLabel('Expires at (UTC)').fill('2001-01-01T00:00');
     await page.getByRole('button', { name: 'Set expiry' }).click();
