@@ -257,9 +257,10 @@ describe('neighbourQueries', () => {
 
   it('an empty page has no neighbours, whatever has_more says', () => {
     for (const has_more of [true, false]) {
-      expect(
-        neighbourQueries({ first_id: null, last_id: null, query: { after_id: 'apikey_x' }, has_more }),
-      ).toEqual({ previous: null, next: null });
+      expect(neighbourQueries({ first_id: null, last_id: null, query: { after_id: 'apikey_x' }, has_more })).toEqual({
+        previous: null,
+        next: null,
+      });
     }
   });
 
