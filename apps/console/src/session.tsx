@@ -18,6 +18,11 @@ interface SessionState {
   session: Session | null;
   /** Why the last session ended without the user signing out: the API's 401, for the sign-in form to show. */
   endedBy: AuthenticationError | null;
+  /**
+   * What last happened in this page: nothing (it loaded signed in or out), a sign-in, or a sign-out. The page that
+   * appears after one takes the focus, the control used having gone; after a load, the browser's order stands.
+   */
+  lastChange: 'none' | 'signed-in' | 'signed-out';
   /** Checks the key with one request to this server, and keeps it for the tab if the API accepts it. */
   signIn(adminKey: string): Promise<void>;
 }
@@ -57,9 +62,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [adminKey, setAdminKey] = useState<string | null>(storedKey);
   const [endedBy, setEndedBy] = useState<AuthenticationError | null>(null);
+  const [lastChange, setLastChange] = useState<SessionState['lastChange']>('none');
 
   const signOut = useCallback(() => {
     store(null);
+    setLastChange('signed-out');
     setAdminKey(null);
     queryClient.clear();
   }, [queryClient]);
@@ -99,14 +106,20 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       queryClient.clear();
       store(key);
       setEndedBy(null);
+      setLastChange('signed-in');
       setAdminKey(key);
     },
     [queryClient],
   );
 
   const value = useMemo<SessionState>(
-    () => ({ session: adminKey === null ? null : { client: clientFor(adminKey), signOut }, endedBy, signIn }),
-    [adminKey, endedBy, signIn, signOut],
+    () => ({
+      session: adminKey === null ? null : { client: clientFor(adminKey), signOut },
+      endedBy,
+      lastChange,
+      signIn,
+    }),
+    [adminKey, endedBy, lastChange, signIn, signOut],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
@@ -136,6 +149,11 @@ export function useSignIn(): SessionState['signIn'] {
 /** The API's refusal that ended the last session, or null (signed out by the user, or never signed in). */
 export function useSessionEndedBy(): AuthenticationError | null {
   return useSessionState().endedBy;
+}
+
+/** What last happened to the session in this page (see `SessionState.lastChange`). */
+export function useLastSessionChange(): SessionState['lastChange'] {
+  return useSessionState().lastChange;
 }
 
 /** Whether the tab holds an admin key. */

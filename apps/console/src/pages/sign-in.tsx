@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ErrorNotice } from '../components/error-notice.js';
 import { usePageTitle } from '../page-title.js';
-import { useSessionEndedBy, useSignIn } from '../session.js';
+import { useLastSessionChange, useSessionEndedBy, useSignIn } from '../session.js';
 
 /** The sign-in form: an admin key, checked with one request before the console keeps it for the tab. */
 export function SignIn() {
@@ -12,14 +12,16 @@ export function SignIn() {
   const [error, setError] = useState<unknown>(null);
   const [pending, setPending] = useState(false);
   const endedBy = useSessionEndedBy();
+  const lastChange = useLastSessionChange();
   const input = useRef<HTMLInputElement>(null);
 
-  // Signed out by the API in the middle of something: the focus goes to the field, below the reason.
+  // Signed out (by the user, or by the API's 401) rather than loaded: the focus goes to the field, which replaced
+  // the page where Sign out was.
   useEffect(() => {
-    if (endedBy !== null) {
+    if (lastChange === 'signed-out') {
       input.current?.focus();
     }
-  }, [endedBy]);
+  }, [lastChange]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

@@ -188,6 +188,8 @@ describe('the admin console in Chromium', () => {
 
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     await rows().first().waitFor();
+    // The form that had the focus is gone: the page has it.
+    expect(await focused()).toMatch(/^main /);
     const storage = await page.evaluate(() => ({
       session: Object.values(window.sessionStorage),
       local: window.localStorage.length,
@@ -609,6 +611,7 @@ describe('the admin console in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
 
     await page.getByLabel('Admin key').waitFor();
+    expect(await focused()).toBe('input Admin key');
     expect(await page.evaluate(() => window.sessionStorage.length)).toBe(0);
     await page.goto(`${consoleUrl}/keys/${named.export}`);
     await page.getByLabel('Admin key').waitFor();
