@@ -19,7 +19,13 @@ export function formatCreator(createdBy: CreatedBy | null): string {
   if (createdBy === null) {
     return '—';
   }
-  return createdBy.type === 'user' ? createdBy.id : `service account ${createdBy.id}`;
+  // No default: a new kind of creator in the spec is a compile error until it is shown here.
+  switch (createdBy.type) {
+    case 'user':
+      return createdBy.id;
+    case 'service_account':
+      return `service account ${createdBy.id}`;
+  }
 }
 
 /** Whom a key acts as, or `None`. */
@@ -37,21 +43,26 @@ export function formatActor(actor: AuditActor): string {
   return actor.type === 'admin_key' ? `admin key ${actor.id}` : `operator ${actor.name ?? '(unknown user)'}`;
 }
 
-function formatValue(value: unknown): string {
-  if (value === null || value === undefined) {
+type ChangedField = keyof NonNullable<AuditChanges>;
+
+/** Whether a changed field holds a timestamp, shown as one; a new field of the spec must be added here. */
+const TIMESTAMP_FIELDS: Record<ChangedField, boolean> = { name: false, status: false, expires_at: true };
+
+function formatValue(field: ChangedField, value: string | null): string {
+  if (value === null) {
     return 'none';
   }
-  if (typeof value === 'string') {
-    return /^\d{4}-\d{2}-\d{2}T/.test(value) ? formatTime(value) : value;
-  }
-  return JSON.stringify(value);
+  return TIMESTAMP_FIELDS[field] ? formatTime(value) : value;
 }
 
 /** Each changed field of an audit event, as `field: from → to`. */
 export function formatChanges(changes: AuditChanges): string[] {
-  return Object.entries(changes ?? {}).map(([field, change]) => {
-    const { from, to } = (change ?? {}) as { from?: unknown; to?: unknown };
-    return `${field}: ${formatValue(from)} → ${formatValue(to)}`;
+  const fields = Object.keys(changes ?? {}) as ChangedField[];
+  return fields.flatMap((field) => {
+    const change = changes?.[field];
+    return change === undefined
+      ? []
+      : [`${field}: ${formatValue(field, change.from)} → ${formatValue(field, change.to)}`];
   });
 }
 

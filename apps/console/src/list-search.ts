@@ -9,8 +9,11 @@ export const PAGE_SIZES: readonly number[] = [...new Set([10, LIST_LIMIT.default
   .filter((size) => size >= LIST_LIMIT.minimum && size <= LIST_LIMIT.maximum)
   .sort((a, b) => a - b);
 
-/** The URL parameters of the keys list: the query of `listApiKeys`, spelled as the API spells it. */
-const FILTERS = ['status', 'workspace_id', 'created_by_user_id'] as const;
+/** The filters of the keys list typed as text: query parameters of `listApiKeys`, spelled as the API spells them. */
+const TEXT_FILTERS = ['workspace_id', 'created_by_user_id'] as const;
+
+/** The filters of the keys list, in the order of the form and of the address: the status, then the text ones. */
+export const FILTERS = ['status', ...TEXT_FILTERS] as const;
 
 function isStatus(value: string): value is ApiKeyStatus {
   return (STATUSES as readonly string[]).includes(value);
@@ -26,7 +29,7 @@ export function queryFromSearch(search: URLSearchParams): ListApiKeysQuery {
   if (status !== null && isStatus(status)) {
     query.status = status;
   }
-  for (const name of ['workspace_id', 'created_by_user_id'] as const) {
+  for (const name of TEXT_FILTERS) {
     const value = search.get(name)?.trim();
     if (value) {
       query[name] = value;
@@ -78,29 +81,4 @@ export function withoutCursor(query: ListApiKeysQuery): ListApiKeysQuery {
 /** Whether a query filters at all (a cursor or a page size is not a filter). */
 export function hasFilters(query: ListApiKeysQuery): boolean {
   return FILTERS.some((name) => query[name] !== undefined);
-}
-
-/** What a page of the list knows about its neighbours: the cursor fields of its body and the query that fetched it. */
-export interface PagePosition {
-  query: ListApiKeysQuery;
-  has_more: boolean;
-  first_id: string | null;
-  last_id: string | null;
-}
-
-/**
- * The queries of the neighbouring pages, or null where there is none. Going forwards (no cursor or `after_id`),
- * `has_more` tells whether older keys follow; a page reached with `after_id` has newer keys before it. Going
- * backwards (`before_id`), `has_more` tells whether newer keys precede, and older ones follow (the page came from
- * there).
- */
-export function neighbours(page: PagePosition): { previous: ListApiKeysQuery | null; next: ListApiKeysQuery | null } {
-  const base = withoutCursor(page.query);
-  const backwards = page.query.before_id !== undefined;
-  const hasNewer = backwards ? page.has_more : page.query.after_id !== undefined;
-  const hasOlder = backwards ? page.last_id !== null : page.has_more;
-  return {
-    previous: hasNewer && page.first_id !== null ? { ...base, before_id: page.first_id } : null,
-    next: hasOlder && page.last_id !== null ? { ...base, after_id: page.last_id } : null,
-  };
 }

@@ -1,6 +1,6 @@
-import { type AdminClient, createAdminClient } from '@apikeys/client';
+import { type AdminClient, AuthenticationError, createAdminClient } from '@apikeys/client';
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 
 /**
  * Where the admin key lives while the tab is open: sessionStorage, which the browser keeps per tab and forgets when
@@ -16,6 +16,13 @@ export interface Session {
 
 interface SessionState {
   session: Session | null;
+  /** Why the last session ended without the user signing out: the API's 401, for the sign-in form to show. */
+  endedBy: AuthenticationError | null;
+  /**
+   * What last happened in this page: nothing (it loaded signed in or out), a sign-in, or a sign-out. The page that
+   * appears after one takes the focus, the control used having gone; after a load, the browser's order stands.
+   */
+  lastChange: 'none' | 'signed-in' | 'signed-out';
   /** Checks the key with one request to this server, and keeps it for the tab if the API accepts it. */
   signIn(adminKey: string): Promise<void>;
 }
@@ -54,12 +61,43 @@ function store(adminKey: string | null): void {
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [adminKey, setAdminKey] = useState<string | null>(storedKey);
+  const [endedBy, setEndedBy] = useState<AuthenticationError | null>(null);
+  const [lastChange, setLastChange] = useState<SessionState['lastChange']>('none');
 
   const signOut = useCallback(() => {
     store(null);
+    setLastChange('signed-out');
     setAdminKey(null);
     queryClient.clear();
   }, [queryClient]);
+
+  // A 401 during the session means the key was disabled (or deleted) meanwhile: every later call would fail too, so
+  // the tab forgets the key and the sign-in form says why.
+  useEffect(() => {
+    if (adminKey === null) {
+      return;
+    }
+    const check = (action: { type: string; error?: unknown }) => {
+      if (action.type === 'error' && action.error instanceof AuthenticationError) {
+        setEndedBy(action.error);
+        signOut();
+      }
+    };
+    const unsubscribeQueries = queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === 'updated') {
+        check(event.action);
+      }
+    });
+    const unsubscribeMutations = queryClient.getMutationCache().subscribe((event) => {
+      if (event.type === 'updated') {
+        check(event.action);
+      }
+    });
+    return () => {
+      unsubscribeQueries();
+      unsubscribeMutations();
+    };
+  }, [adminKey, queryClient, signOut]);
 
   const signIn = useCallback(
     async (candidate: string) => {
@@ -67,14 +105,21 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       await clientFor(key).apiKeys.list({ limit: 1 });
       queryClient.clear();
       store(key);
+      setEndedBy(null);
+      setLastChange('signed-in');
       setAdminKey(key);
     },
     [queryClient],
   );
 
   const value = useMemo<SessionState>(
-    () => ({ session: adminKey === null ? null : { client: clientFor(adminKey), signOut }, signIn }),
-    [adminKey, signIn, signOut],
+    () => ({
+      session: adminKey === null ? null : { client: clientFor(adminKey), signOut },
+      endedBy,
+      lastChange,
+      signIn,
+    }),
+    [adminKey, endedBy, lastChange, signIn, signOut],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
@@ -87,7 +132,7 @@ function useSessionState(): SessionState {
   return state;
 }
 
-/** The signed-in session; only under `<RequireSession>`, which shows the sign-in form otherwise. */
+/** The signed-in session, for the signed-in pages only: `App` shows the sign-in form instead when there is none. */
 export function useSession(): Session {
   const { session } = useSessionState();
   if (session === null) {
@@ -99,6 +144,16 @@ export function useSession(): Session {
 /** Sign-in, for the form. */
 export function useSignIn(): SessionState['signIn'] {
   return useSessionState().signIn;
+}
+
+/** The API's refusal that ended the last session, or null (signed out by the user, or never signed in). */
+export function useSessionEndedBy(): AuthenticationError | null {
+  return useSessionState().endedBy;
+}
+
+/** What last happened to the session in this page (see `SessionState.lastChange`). */
+export function useLastSessionChange(): SessionState['lastChange'] {
+  return useSessionState().lastChange;
 }
 
 /** Whether the tab holds an admin key. */

@@ -41,4 +41,10 @@ describe('what the console shows', () => {
       }),
     ).toEqual(['name: a → b', 'expires_at: none → 2027-01-31 00:00 UTC']);
   });
+
+  it('decides by the field, not by the value, which changes are times: a name that looks like one stays a name', () => {
+    expect(formatChanges({ name: { from: '2026-01-01T00:00 launch', to: 'launch' } })).toEqual([
+      'name: 2026-01-01T00:00 launch → launch',
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { LIST_LIMIT } from '@apikeys/api-types';
 import { describe, expect, it } from 'vitest';
-import { neighbours, PAGE_SIZES, queryFromSearch, searchFromQuery, withoutCursor } from '../src/list-search.js';
+import { FILTERS, PAGE_SIZES, queryFromSearch, searchFromQuery, withoutCursor } from '../src/list-search.js';
 
 describe('the keys list in the URL', () => {
   it('reads the filters, the page size and the cursor', () => {
@@ -35,48 +35,20 @@ describe('the keys list in the URL', () => {
     expect(queryFromSearch(searchFromQuery(query))).toEqual({ status: 'active', before_id: 'apikey_1' });
   });
 
+  it('writes every filter it reads, in the order of FILTERS', () => {
+    const search = new URLSearchParams(
+      FILTERS.map((name): [string, string] => [name, name === 'status' ? 'archived' : `${name}_1`]),
+    );
+
+    expect(searchFromQuery(queryFromSearch(search)).toString()).toBe(search.toString());
+  });
+
   it('offers page sizes within the spec, its default among them', () => {
     expect(PAGE_SIZES).toContain(LIST_LIMIT.default);
     expect(PAGE_SIZES.every((size) => size >= LIST_LIMIT.minimum && size <= LIST_LIMIT.maximum)).toBe(true);
     expect(withoutCursor({ status: 'active', after_id: 'apikey_1', limit: 10 })).toEqual({
       status: 'active',
       limit: 10,
-    });
-  });
-});
-
-describe('the neighbours of a page', () => {
-  const page = { first_id: 'apikey_first', last_id: 'apikey_last' };
-
-  it('the newest page: only older keys, when there are more', () => {
-    expect(neighbours({ ...page, query: { status: 'active' }, has_more: true })).toEqual({
-      previous: null,
-      next: { status: 'active', after_id: 'apikey_last' },
-    });
-    expect(neighbours({ ...page, query: {}, has_more: false })).toEqual({ previous: null, next: null });
-  });
-
-  it('a page reached forwards: newer keys before it, older ones after it while has_more says so', () => {
-    expect(neighbours({ ...page, query: { after_id: 'apikey_x' }, has_more: false })).toEqual({
-      previous: { before_id: 'apikey_first' },
-      next: null,
-    });
-  });
-
-  it('a page reached backwards: has_more tells of newer keys; older ones follow, where it came from', () => {
-    expect(neighbours({ ...page, query: { before_id: 'apikey_x', limit: 50 }, has_more: false })).toEqual({
-      previous: null,
-      next: { limit: 50, after_id: 'apikey_last' },
-    });
-    expect(neighbours({ ...page, query: { before_id: 'apikey_x' }, has_more: true }).previous).toEqual({
-      before_id: 'apikey_first',
-    });
-  });
-
-  it('an empty page has no neighbours', () => {
-    expect(neighbours({ first_id: null, last_id: null, query: { after_id: 'apikey_x' }, has_more: false })).toEqual({
-      previous: null,
-      next: null,
     });
   });
 });

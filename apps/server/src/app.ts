@@ -46,6 +46,8 @@ export interface AppDependencies {
   keyCache?: KeyCache | undefined;
   /** Where valid verifications are noted, to record when keys were last used; nothing is recorded when not given. */
   usage?: UsageRecorder | undefined;
+  /** The admin console's build output; `apps/console/dist` when not given (`consoleBuildDirectory`). */
+  consoleDirectory?: string | undefined;
 }
 
 /** The OpenAPI document of each API version. */
@@ -74,6 +76,7 @@ export function createApp({
   metrics,
   keyCache,
   usage,
+  consoleDirectory,
 }: AppDependencies): Express {
   const app = configuredExpress();
   const latest = documents[LATEST_API_VERSION];
@@ -88,7 +91,7 @@ export function createApp({
   // The reference page and the spec itself, outside the contract: no version header, no admin key.
   api.use(apiReference(documents));
   // The admin console's static files, also outside the contract: the page calls the API with the key it holds.
-  api.use(adminConsole());
+  api.use(adminConsole(consoleDirectory));
   api.use(exceptProbes(probes, requireApiVersion(API_VERSIONS)));
   api.use(exceptProbes(probes, authenticate(store, limiter, keyCache)));
   if (limiter?.limitsRequests) {

@@ -77,6 +77,8 @@ export async function startTestServer(
     logLevel?: LogLevel;
     /** The verification cache's settings; the server's defaults unless given. */
     keyCache?: KeyCacheSettings;
+    /** The admin console's build output to serve; `apps/console/dist` unless given. */
+    consoleDirectory?: string;
   } = {},
 ): Promise<TestServer> {
   const { metrics } = options;
@@ -91,7 +93,16 @@ export async function startTestServer(
   const keyCache = await startKeyCache(store, options.keyCache ?? DEFAULT_KEY_CACHE, logger);
   // Written when a test asks (`flushKeyUsage`) and at close, never on a timer: a test decides when.
   const usage = new UsageRecorder(store, logger);
-  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache, usage });
+  const app = createApp({
+    store,
+    logger,
+    limiter,
+    readiness,
+    metrics,
+    keyCache: keyCache.cache,
+    usage,
+    consoleDirectory: options.consoleDirectory,
+  });
   const server = await listen(app, { port: 0, host: '127.0.0.1', logger, readiness });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: adminKey } = await store.createAdminKey({

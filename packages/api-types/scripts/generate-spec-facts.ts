@@ -127,6 +127,24 @@ function sharedFacts(document: OpenApiDocument) {
   return { listLimit, nameLength, errorStatuses, maxBodyBytes };
 }
 
+/**
+ * The bounds and the default of a rotation's grace period (`RotateApiKeyRequest.grace_period_seconds`), or undefined
+ * in a version without `rotateApiKey`.
+ */
+function gracePeriodFacts(document: OpenApiDocument) {
+  const request = (document.components.schemas as Record<string, Schema>).RotateApiKeyRequest;
+  if (request === undefined) {
+    return undefined;
+  }
+  const path = 'RotateApiKeyRequest.grace_period_seconds';
+  const schema = required(request.properties?.grace_period_seconds, path);
+  return {
+    minimum: required(schema.minimum, `${path}.minimum`, isInteger),
+    maximum: required(schema.maximum, `${path}.maximum`, isInteger),
+    default: required(schema.default, `${path}.default`, isInteger),
+  };
+}
+
 /** The source of the facts module. */
 function render(documents: [string, OpenApiDocument][]): string {
   const versions = documents.map(([version]) => version);
@@ -147,6 +165,13 @@ function render(documents: [string, OpenApiDocument][]): string {
   for (const [version, document] of documents) {
     if (JSON.stringify(sharedFacts(document)) !== JSON.stringify(shared)) {
       throw new Error(`spec/openapi.yaml: ${version} changes a fact every version shares (limits, error statuses)`);
+    }
+  }
+  const gracePeriod = required(gracePeriodFacts(latest[1]), `RotateApiKeyRequest of ${latest[0]}`);
+  for (const [version, document] of documents) {
+    const facts = gracePeriodFacts(document);
+    if (facts !== undefined && JSON.stringify(facts) !== JSON.stringify(gracePeriod)) {
+      throw new Error(`spec/openapi.yaml: ${version} changes the bounds of grace_period_seconds`);
     }
   }
   const statusesByVersion = Object.fromEntries(
@@ -207,6 +232,12 @@ export const LIST_LIMIT = ${json(shared.listLimit)} as const;
 
 /** The length of an API key name, in Unicode code points (\`UpdateApiKeyRequest.name\`, \`ApiKey.name\`). */
 export const API_KEY_NAME_LENGTH = ${json(shared.nameLength)} as const;
+
+/**
+ * The bounds and the default of a rotation's grace period, in seconds (\`RotateApiKeyRequest.grace_period_seconds\`,
+ * the same in every version that has \`rotateApiKey\`).
+ */
+export const ROTATION_GRACE_PERIOD_SECONDS = ${json(gracePeriod)} as const;
 
 /** The largest request body the server reads, in bytes (\`x-max-request-body-bytes\`). */
 export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};

@@ -6,8 +6,10 @@ import {
   API_VERSION,
   API_VERSIONS,
   ERROR_STATUSES,
+  LATEST_API_VERSION,
   LIST_LIMIT,
   MAX_REQUEST_BODY_BYTES,
+  ROTATION_GRACE_PERIOD_SECONDS,
 } from '../src/index.js';
 
 type Schema = Record<string, unknown> & { enum?: unknown[]; properties?: Record<string, Record<string, unknown>> };
@@ -30,6 +32,16 @@ describe('the facts generated from the spec', () => {
     expect(LIST_LIMIT).toEqual({ minimum: limit?.minimum, maximum: limit?.maximum, default: limit?.default });
     const name = schemas.UpdateApiKeyRequest?.properties?.name;
     expect(API_KEY_NAME_LENGTH).toEqual({ minimum: name?.minLength, maximum: name?.maxLength });
+  });
+
+  it("give the bounds and default of a rotation's grace period, from the latest version", () => {
+    const latest = loadSpec(LATEST_API_VERSION).components.schemas as Record<string, Schema>;
+    const grace = latest.RotateApiKeyRequest?.properties?.grace_period_seconds;
+    expect(ROTATION_GRACE_PERIOD_SECONDS).toEqual({
+      minimum: grace?.minimum,
+      maximum: grace?.maximum,
+      default: grace?.default,
+    });
   });
 
   it('list every API key status and give the body limit', () => {

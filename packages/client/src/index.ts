@@ -43,8 +43,10 @@ export {
   AuditEventPage,
   CursorPage,
   type CursorQuery,
+  neighbourQueries,
   type PageDirection,
   type PageFields,
+  type PagePosition,
 } from './pagination.js';
 export { type FetchFunction, MAX_RETRY_AFTER_MS } from './transport.js';
 export type * from './types.js';

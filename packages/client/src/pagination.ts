@@ -43,6 +43,28 @@ function queryWithCursor<Query extends CursorQuery>(query: Query, direction: Pag
   return (direction === 'after' ? { ...rest, after_id: cursor } : { ...rest, before_id: cursor }) as Query;
 }
 
+/** Where a page stands in its list: the fields of its body besides `data`, and the query that fetched it. */
+export type PagePosition<Query extends CursorQuery> = PageFields & { query: Query };
+
+/**
+ * The queries of a page's neighbours, without fetching them: `next` (older, `after_id` = `last_id`) and `previous`
+ * (newer, `before_id` = `first_id`), with the same filters and limit, or null where there is certainly none. In the
+ * direction the page was fetched, `has_more` decides. Against it, `has_more` says nothing: a neighbour is offered
+ * unless the page is the newest (fetched without a cursor), and may turn out empty. An empty page has none.
+ */
+export function neighbourQueries<Query extends CursorQuery>(
+  page: PagePosition<Query>,
+): { previous: Query | null; next: Query | null } {
+  const fetched: PageDirection = page.query.before_id === undefined ? 'after' : 'before';
+  const newest = page.query.before_id === undefined && page.query.after_id === undefined;
+  const neighbour = (direction: PageDirection): Query | null => {
+    const cursor = direction === 'after' ? page.last_id : page.first_id;
+    const possible = direction === fetched ? page.has_more : !(direction === 'before' && newest);
+    return cursor !== null && possible ? queryWithCursor(page.query, direction, cursor) : null;
+  };
+  return { previous: neighbour('before'), next: neighbour('after') };
+}
+
 /**
  * One page of a cursor-paged list (`data`, `has_more`, `first_id`, `last_id`), the query that fetched it, and the
  * means to fetch its neighbours. Iterating it with `for await` yields every item from this page on, following the
@@ -98,19 +120,16 @@ export class CursorPage<Item, Query extends CursorQuery> implements PageFields, 
   }
 
   async #neighbour(direction: PageDirection): Promise<this | null> {
+    const query = neighbourQueries(this)[direction === 'after' ? 'next' : 'previous'];
+    if (query === null) {
+      return null;
+    }
     const cursor = direction === 'after' ? this.last_id : this.first_id;
-    if (cursor === null) {
-      return null;
-    }
-    const isFirstPage = this.query.before_id === undefined && this.query.after_id === undefined;
-    if ((direction === this.direction && !this.has_more) || (direction === 'before' && isFirstPage)) {
-      return null;
-    }
     if (cursor === this.query.after_id || cursor === this.query.before_id) {
       throw new PaginationError(`the server returned the cursor ${cursor} it was given`, { requestId: this.requestId });
     }
     // Against the direction of travel `has_more` says nothing, so only an empty answer tells there is no page.
-    const page = await this.#fetch(queryWithCursor(this.query, direction, cursor));
+    const page = await this.#fetch(query);
     return page.data.length === 0 ? null : page;
   }
 

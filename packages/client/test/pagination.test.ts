@@ -5,6 +5,8 @@ import {
   type ApiKeyPage,
   createAdminClient,
   type ListApiKeysQuery,
+  neighbourQueries,
+  type PagePosition,
   PaginationError,
 } from '../src/index.js';
 import { observedFetch } from './support/observed-fetch.js';
@@ -223,6 +225,60 @@ describe('ApiKeyPage', () => {
     const keys = await collect(page);
 
     expect(ids(keys)).toEqual(ids(all.slice(401)));
+  });
+});
+
+describe('neighbourQueries', () => {
+  const page = { first_id: 'apikey_first', last_id: 'apikey_last' };
+  // Typed as the keys list's pages, whose queries have filters besides the cursors.
+  const neighbours = (position: PagePosition<ListApiKeysQuery>) => neighbourQueries(position);
+
+  it('the newest page: only older keys, when there are more', () => {
+    expect(neighbours({ ...page, query: { status: 'active' }, has_more: true })).toEqual({
+      previous: null,
+      next: { status: 'active', after_id: 'apikey_last' },
+    });
+    expect(neighbours({ ...page, query: {}, has_more: false })).toEqual({ previous: null, next: null });
+  });
+
+  it('a page reached forwards: newer keys before it, older ones after it while has_more says so', () => {
+    expect(neighbours({ ...page, query: { after_id: 'apikey_x', limit: 5 }, has_more: false })).toEqual({
+      previous: { limit: 5, before_id: 'apikey_first' },
+      next: null,
+    });
+  });
+
+  it('a page reached backwards: has_more tells of newer keys; older ones follow, where it came from', () => {
+    expect(neighbours({ ...page, query: { before_id: 'apikey_x', limit: 50 }, has_more: false })).toEqual({
+      previous: null,
+      next: { limit: 50, after_id: 'apikey_last' },
+    });
+    expect(neighbours({ ...page, query: { before_id: 'apikey_x' }, has_more: true }).previous).toEqual({
+      before_id: 'apikey_first',
+    });
+  });
+
+  it('an empty page has no neighbours, whatever has_more says', () => {
+    for (const has_more of [true, false]) {
+      expect(neighbours({ first_id: null, last_id: null, query: { after_id: 'apikey_x' }, has_more })).toEqual({
+        previous: null,
+        next: null,
+      });
+    }
+  });
+
+  it('agrees with what nextPage() and previousPage() fetch', async () => {
+    const { client, sent } = clientWithLog();
+    const first = await client.apiKeys.list({ limit: LIMIT, status: 'active' });
+    const second = await first.nextPage();
+
+    expect(neighbourQueries(first).next).toEqual(second?.query);
+    expect(sent.at(-1)?.url.searchParams.get('after_id')).toBe(first.last_id);
+    expect(neighbourQueries(second as ApiKeyPage).previous).toEqual({
+      limit: LIMIT,
+      status: 'active',
+      before_id: second?.first_id,
+    });
   });
 });
 

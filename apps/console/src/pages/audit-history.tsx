@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { ErrorNotice } from '../components/error-notice.js';
 import { TimeText } from '../components/time-text.js';
 import { formatActor, formatChanges } from '../format.js';
+import { queryKeys } from '../query-keys.js';
 import { useSession } from '../session.js';
 
 const EVENTS_PER_PAGE = 20;
@@ -41,7 +42,7 @@ export function AuditHistory({ keyId }: { keyId: string }) {
   const [cursors, setCursors] = useState<string[]>([]);
   const after = cursors.at(-1);
   const result = useQuery({
-    queryKey: ['audit-events', keyId, after ?? null],
+    queryKey: queryKeys.auditEventsPage(keyId, after ?? null),
     queryFn: ({ signal }) =>
       client.auditEvents.list(
         { target_id: keyId, limit: EVENTS_PER_PAGE, ...(after === undefined ? {} : { after_id: after }) },

@@ -1,12 +1,13 @@
 import type { CreateApiKeyBody } from '@apikeys/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { utcInputToIso } from '../format.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
+import { refreshAfterChange } from '../query-keys.js';
 import { useSession } from '../session.js';
 
 interface Problems {
@@ -47,11 +48,14 @@ export function CreateKey() {
   const queryClient = useQueryClient();
   const id = useId();
   const [problems, setProblems] = useState<Problems>({});
+  const createdHeading = useRef<HTMLHeadingElement>(null);
+  const nameField = useRef<HTMLInputElement>(null);
+  const another = useRef(false);
   const create = useMutation({
     mutationFn: (body: CreateApiKeyBody) => client.apiKeys.create(body),
     // The answer holds the secret: drop it from the mutation cache as soon as this page is left.
     gcTime: 0,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+    onSuccess: () => refreshAfterChange(queryClient, null),
   });
 
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -65,17 +69,36 @@ export function CreateKey() {
     create.mutate(read.body);
   }
 
+  // The form and the result replace each other: the focus follows, to the result's heading, or back to the name.
+  useEffect(() => {
+    if (create.data) {
+      createdHeading.current?.focus();
+    } else if (another.current) {
+      another.current = false;
+      nameField.current?.focus();
+    }
+  }, [create.data]);
+
   if (create.data) {
     const created = create.data;
     return (
       <>
-        <h1>Key created</h1>
+        <h1 ref={createdHeading} tabIndex={-1}>
+          Key created
+        </h1>
         <p>
           <Link to={`/keys/${encodeURIComponent(created.id)}`}>{created.name}</Link> ({created.id}) is active.
         </p>
         <SecretReveal secret={created.key} keyName={created.name} />
         <p>
-          <button type="button" className="button button-secondary" onClick={() => create.reset()}>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={() => {
+              another.current = true;
+              create.reset();
+            }}
+          >
             Create another key
           </button>
         </p>
@@ -90,6 +113,7 @@ export function CreateKey() {
         <div className="field">
           <label htmlFor={`${id}-name`}>Name</label>
           <input
+            ref={nameField}
             id={`${id}-name`}
             name="name"
             autoComplete="off"

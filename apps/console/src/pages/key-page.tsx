@@ -1,20 +1,26 @@
 import type { ApiKey, RotatedApiKey, UpdateApiKeyBody } from '@apikeys/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, Fragment, type ReactNode, useId, useState } from 'react';
+import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
-import { formatCreator, formatDuration, formatPrincipal, formatScope, utcInputToIso } from '../format.js';
+import {
+  formatCreator,
+  formatDuration,
+  formatPrincipal,
+  formatScope,
+  isoToUtcInput,
+  utcInputToIso,
+} from '../format.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
+import { queryKeys, refreshAfterChange } from '../query-keys.js';
+import { GRACE_PERIODS } from '../rotation.js';
 import { useSession } from '../session.js';
 import { AuditHistory } from './audit-history.js';
-
-/** Grace periods offered when rotating; the API refuses one over its maximum, with a message the page shows. */
-const GRACE_PERIODS = [0, 3_600, 86_400, 7 * 86_400];
 
 /** Updates the key, then refreshes what shows it: the key itself, the lists, and its history. */
 function useUpdateKey(id: string) {
@@ -22,11 +28,7 @@ function useUpdateKey(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: UpdateApiKeyBody) => client.apiKeys.update(id, body),
-    onSuccess: (key) => {
-      queryClient.setQueryData(['api-key', id], key);
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-      void queryClient.invalidateQueries({ queryKey: ['audit-events', id] });
-    },
+    onSuccess: (key) => refreshAfterChange(queryClient, key),
   });
 }
 
@@ -35,6 +37,22 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
   const [editing, setEditing] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const id = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  // Where the focus goes when the form closes, which unmounts the field that had it: the new name after saving,
+  // the Rename button after cancelling.
+  const focusOnClose = useRef<'heading' | 'button' | null>(null);
+  useEffect(() => {
+    if (!editing && focusOnClose.current !== null) {
+      (focusOnClose.current === 'heading' ? heading : renameButton).current?.focus();
+      focusOnClose.current = null;
+    }
+  }, [editing]);
+
+  function close(saved: boolean) {
+    focusOnClose.current = saved ? 'heading' : 'button';
+    setEditing(false);
+  }
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -42,15 +60,18 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
     const found = nameProblem(name);
     setProblem(found);
     if (found === null) {
-      update.mutate({ name }, { onSuccess: () => setEditing(false) });
+      update.mutate({ name }, { onSuccess: () => close(true) });
     }
   }
 
   if (!editing) {
     return (
       <div className="name-row">
-        <h1>{apiKey.name}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {apiKey.name}
+        </h1>
         <button
+          ref={renameButton}
           type="button"
           className="button button-secondary"
           onClick={() => {
@@ -72,7 +93,7 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
         onSubmit={submit}
         onKeyDown={(event) => {
           if (event.key === 'Escape') {
-            setEditing(false);
+            close(false);
           }
         }}
         noValidate
@@ -92,7 +113,7 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
           <button type="submit" className="button" disabled={update.isPending}>
             Save name
           </button>
-          <button type="button" className="button button-secondary" onClick={() => setEditing(false)}>
+          <button type="button" className="button button-secondary" onClick={() => close(false)}>
             Cancel
           </button>
         </div>
@@ -154,16 +175,29 @@ function StatusActions({ apiKey }: { apiKey: ApiKey }) {
   const update = useUpdateKey(apiKey.id);
   const [confirmArchive, setConfirmArchive] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
 
+  // The button pressed (or the dialog's) is replaced by the other ones: the focus goes to the section's heading, and
+  // the message is announced.
   function setStatus(status: NonNullable<UpdateApiKeyBody['status']>, message: string) {
     setDone(null);
-    update.mutate({ status }, { onSuccess: () => setDone(message) });
+    update.mutate(
+      { status },
+      {
+        onSuccess: () => {
+          setDone(message);
+          heading.current?.focus();
+        },
+      },
+    );
   }
 
   const expired = apiKey.status === 'expired';
   return (
     <section aria-labelledby="status-heading" className="card">
-      <h2 id="status-heading">Status</h2>
+      <h2 id="status-heading" ref={heading} tabIndex={-1}>
+        Status
+      </h2>
       {expired ? <p className="muted">This key has expired: it can only be renamed or archived.</p> : null}
       <div className="actions">
         {apiKey.status === 'active' ? (
@@ -226,17 +260,32 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const id = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  // Removing the expiry removes its button: the focus goes to the section's heading, and the message is announced.
+  function change(expiresAt: string | null, message: string) {
+    setDone(null);
+    setProblem(null);
+    update.mutate(
+      { expires_at: expiresAt },
+      {
+        onSuccess: () => {
+          setDone(message);
+          heading.current?.focus();
+        },
+      },
+    );
+  }
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const expiresAt = utcInputToIso(String(new FormData(event.currentTarget).get('expires_at') ?? ''));
-    setDone(null);
     if (expiresAt === null) {
+      setDone(null);
       setProblem('Enter a date and a time.');
       return;
     }
-    setProblem(null);
-    update.mutate({ expires_at: expiresAt }, { onSuccess: () => setDone('The expiry is set.') });
+    change(expiresAt, 'The expiry is set.');
   }
 
   if (apiKey.status === 'expired') {
@@ -244,11 +293,16 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
   }
   return (
     <section aria-labelledby="expiry-heading" className="card">
-      <h2 id="expiry-heading">Expiry</h2>
+      <h2 id="expiry-heading" ref={heading} tabIndex={-1}>
+        Expiry
+      </h2>
       <form onSubmit={submit} noValidate>
         <label htmlFor={`${id}-expires`}>Expires at (UTC)</label>
         <div className="inline-fields">
           <input
+            // Keyed by the expiry, so that the field shows the current one, to the minute, after each change.
+            key={apiKey.expires_at ?? 'none'}
+            defaultValue={apiKey.expires_at === null ? '' : isoToUtcInput(apiKey.expires_at)}
             id={`${id}-expires`}
             name="expires_at"
             type="datetime-local"
@@ -263,11 +317,7 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
               type="button"
               className="button button-secondary"
               disabled={update.isPending}
-              onClick={() => {
-                setDone(null);
-                setProblem(null);
-                update.mutate({ expires_at: null }, { onSuccess: () => setDone('The key no longer expires.') });
-              }}
+              onClick={() => change(null, 'The key no longer expires.')}
             >
               Remove expiry
             </button>
@@ -292,23 +342,29 @@ function Rotate({ apiKey }: { apiKey: ApiKey }) {
   const { client } = useSession();
   const queryClient = useQueryClient();
   const id = useId();
+  const rotatedHeading = useRef<HTMLHeadingElement>(null);
   const rotate = useMutation({
     mutationFn: (gracePeriodSeconds: number) =>
       client.apiKeys.rotate(apiKey.id, { grace_period_seconds: gracePeriodSeconds }),
     // The answer holds a secret: drop it from the mutation cache as soon as this component is gone.
     gcTime: 0,
-    onSuccess: (rotated: RotatedApiKey) => {
-      queryClient.setQueryData(['api-key', apiKey.id], rotated.rotated_api_key);
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-      void queryClient.invalidateQueries({ queryKey: ['audit-events', apiKey.id] });
-    },
+    onSuccess: (rotated: RotatedApiKey) => refreshAfterChange(queryClient, rotated.rotated_api_key),
   });
+
+  // The form is replaced by the new secret: the focus goes to its heading.
+  useEffect(() => {
+    if (rotate.data) {
+      rotatedHeading.current?.focus();
+    }
+  }, [rotate.data]);
 
   if (rotate.data) {
     const created = rotate.data;
     return (
       <section aria-labelledby="rotate-heading" className="card">
-        <h2 id="rotate-heading">Rotated</h2>
+        <h2 id="rotate-heading" ref={rotatedHeading} tabIndex={-1}>
+          Rotated
+        </h2>
         <p>
           The new key is <Link to={`/keys/${encodeURIComponent(created.id)}`}>{created.id}</Link>. This key{' '}
           {created.rotated_api_key.expires_at === null ? (
@@ -363,7 +419,7 @@ export function KeyPage() {
   const { client } = useSession();
   const { keyId = '' } = useParams();
   const result = useQuery({
-    queryKey: ['api-key', keyId],
+    queryKey: queryKeys.apiKey(keyId),
     queryFn: ({ signal }) => client.apiKeys.retrieve(keyId, { signal }),
   });
   usePageTitle(result.data ? `Key ${result.data.name}` : 'Key');

@@ -1,15 +1,15 @@
 import { LIST_LIMIT } from '@apikeys/api-types';
-import type { ApiKey, ListApiKeysQuery } from '@apikeys/client';
+import { type ApiKey, type ListApiKeysQuery, neighbourQueries } from '@apikeys/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useId } from 'react';
+import { type FormEvent, useId, useRef } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
 import { formatCreator, formatScope } from '../format.js';
 import {
+  FILTERS,
   hasFilters,
-  neighbours,
   PAGE_SIZES,
   queryFromSearch,
   STATUSES,
@@ -17,6 +17,7 @@ import {
   withoutCursor,
 } from '../list-search.js';
 import { usePageTitle } from '../page-title.js';
+import { queryKeys } from '../query-keys.js';
 import { useSession } from '../session.js';
 
 /** The link to a page of the list: the query in the address, so that it can be bookmarked and shared. */
@@ -34,7 +35,7 @@ function Filters({ query }: { query: ListApiKeysQuery }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const search = new URLSearchParams();
-    for (const name of ['status', 'workspace_id', 'created_by_user_id', 'limit']) {
+    for (const name of [...FILTERS, 'limit']) {
       const value = String(form.get(name) ?? '').trim();
       if (value !== '') {
         search.set(name, value);
@@ -151,6 +152,27 @@ function KeysTable({ keys, busy }: { keys: ApiKey[]; busy: boolean }) {
   );
 }
 
+/**
+ * A page without keys: reached through a cursor (a bookmarked page whose keys are gone), the first page of these
+ * filters is offered; otherwise no key matches the filters, or the organization has none.
+ */
+function EmptyPage({ query }: { query: ListApiKeysQuery }) {
+  if (query.after_id !== undefined || query.before_id !== undefined) {
+    return (
+      <div className="placeholder" role="status">
+        <p>There are no keys on this page.</p>
+        <Link to={listHref(withoutCursor(query))}>Go to the first page</Link>
+      </div>
+    );
+  }
+  return (
+    <div className="placeholder" role="status">
+      <p>{hasFilters(query) ? 'No key matches these filters.' : 'This organization has no API keys yet.'}</p>
+      {hasFilters(query) ? <Link to="/">Show every key</Link> : <Link to="/keys/new">Create the first key</Link>}
+    </div>
+  );
+}
+
 /** The keys list: newest first, filtered and paged by the address's query. */
 export function KeysList() {
   usePageTitle('API keys');
@@ -158,17 +180,20 @@ export function KeysList() {
   const [search] = useSearchParams();
   const query = queryFromSearch(search);
   const result = useQuery({
-    queryKey: ['api-keys', query],
+    queryKey: queryKeys.apiKeyList(query),
     queryFn: ({ signal }) => client.apiKeys.list(query, { signal }),
     placeholderData: keepPreviousData,
   });
   const page = result.data;
-  const pages = page ? neighbours(page) : { previous: null, next: null };
+  const pages = page ? neighbourQueries(page) : { previous: null, next: null };
+  const heading = useRef<HTMLHeadingElement>(null);
 
   return (
     <>
       <div className="page-heading">
-        <h1>API keys</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          API keys
+        </h1>
         <Link className="button" to="/keys/new">
           Create a key
         </Link>
@@ -176,7 +201,12 @@ export function KeysList() {
       <Filters query={query} />
       {result.isError ? <ErrorNotice error={result.error} title="The keys could not be loaded" /> : null}
       {result.isError ? (
-        <button type="button" className="button button-secondary" onClick={() => result.refetch()}>
+        <button
+          type="button"
+          className="button button-secondary"
+          // The button goes once the keys load: the focus goes to the page's heading.
+          onClick={() => void result.refetch().then(() => heading.current?.focus())}
+        >
           Try again
         </button>
       ) : null}
@@ -185,12 +215,7 @@ export function KeysList() {
           Loading keys…
         </p>
       ) : null}
-      {page && page.data.length === 0 ? (
-        <div className="placeholder" role="status">
-          <p>{hasFilters(query) ? 'No key matches these filters.' : 'This organization has no API keys yet.'}</p>
-          {hasFilters(query) ? <Link to="/">Show every key</Link> : <Link to="/keys/new">Create the first key</Link>}
-        </div>
-      ) : null}
+      {page && page.data.length === 0 ? <EmptyPage query={query} /> : null}
       {page && page.data.length > 0 ? (
         <>
           <p className="muted" role="status">

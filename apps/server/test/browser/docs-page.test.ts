@@ -4,20 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { API_VERSIONS, LATEST_API_VERSION } from '@apikeys/api-types';
 import { specOperationIds, startTestServer, type TestServer } from '@apikeys/server/testing';
 import { loadSpec } from '@apikeys/spec';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSpecModel } from '../fuzz/spec-model.js';
+import { launchChromium, openRecordedPage, type PageActivity } from './support/recorded-page.js';
 
-// Debian's chromium, as .ci/run installs it (see TOOLCHAIN.md). No fallback and no skip: CI must run this test.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const SCREENSHOT = fileURLToPath(new URL('./screenshots/docs.png', import.meta.url));
 // Generous for a busy 2-core machine (the page renders in about 2 s); a failure names the step that timed out.
 const STEP_TIMEOUT_MS = 20_000;
@@ -37,46 +28,6 @@ const operations = readSpecModel(document).operations.map((operation) => ({
   summary: summaryOf(operation.path.template, operation.method),
 }));
 const tags = ((document.tags ?? []) as { name: string }[]).map((tag) => tag.name);
-
-/** What the page did while it loaded and was used. */
-interface PageActivity {
-  requests: URL[];
-  /** Requests to another origin, aborted before they left. */
-  aborted: string[];
-  failedResponses: string[];
-  /** Console errors (Chromium reports Content-Security-Policy violations there) and uncaught exceptions. */
-  errors: string[];
-}
-
-/** Opens a page that records its activity and aborts every request that is not for `origin`. */
-async function openRecordedPage(browser: Browser, origin: string): Promise<{ page: Page; activity: PageActivity }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const activity: PageActivity = { requests: [], aborted: [], failedResponses: [], errors: [] };
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (new URL(url).origin === origin) {
-      return route.continue();
-    }
-    activity.aborted.push(url);
-    return route.abort('blockedbyclient');
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  page.on('request', (request) => activity.requests.push(new URL(request.url())));
-  page.on('response', (response) => {
-    if (response.status() >= 400) {
-      activity.failedResponses.push(`${response.status()} ${response.url()}`);
-    }
-  });
-  page.on('requestfailed', (request) => activity.failedResponses.push(`failed ${request.url()}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') {
-      activity.errors.push(message.text());
-    }
-  });
-  page.on('pageerror', (error) => activity.errors.push(error.message));
-  return { page, activity };
-}
 
 /** The operation block Swagger UI renders for an operationId (shown because the page sets displayOperationId). */
 function operationBlock(page: Page, operationId: string): Locator {
@@ -102,12 +53,9 @@ describe('the API reference page in Chromium', () => {
   let renderMs: number;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`);
-    }
     server = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_TIMEOUT_MS });
-    ({ page, activity } = await openRecordedPage(browser, server.baseUrl));
+    browser = await launchChromium(STEP_TIMEOUT_MS);
+    ({ page, activity } = await openRecordedPage(browser, server.baseUrl, { timeoutMs: STEP_TIMEOUT_MS }));
     const started = performance.now();
     await page.goto(`${server.baseUrl}/docs`);
     await page

@@ -41,6 +41,12 @@ export const LIST_LIMIT = {"minimum":1,"maximum":1000,"default":20} as const;
 /** The length of an API key name, in Unicode code points (`UpdateApiKeyRequest.name`, `ApiKey.name`). */
 export const API_KEY_NAME_LENGTH = {"minimum":1,"maximum":500} as const;
 
+/**
+ * The bounds and the default of a rotation's grace period, in seconds (`RotateApiKeyRequest.grace_period_seconds`,
+ * the same in every version that has `rotateApiKey`).
+ */
+export const ROTATION_GRACE_PERIOD_SECONDS = {"minimum":0,"maximum":604800,"default":0} as const;
+
 /** The largest request body the server reads, in bytes (`x-max-request-body-bytes`). */
 export const MAX_REQUEST_BODY_BYTES = 1048576;
 
