@@ -30,7 +30,6 @@ import { KeyChangeHub } from './key-changes.js';
 import { migrationProvider } from './migrations/index.js';
 import { type PreparedQuery, PreparedQueryCache, type SlotFunction } from './prepared-query.js';
 import { newId } from './random.js';
-import { SameKeyBatches } from './same-key-batches.js';
 import {
   type AdminKeysTable,
   type ApiKeysTable,
@@ -112,11 +111,6 @@ export interface DialectAdapter {
   watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>>;
   /** Releases the engine's connections. */
   close(): Promise<void>;
-  /**
-   * Whether an error is one a statement raised, which rolled its transaction back and left the connection usable.
-   * Given (PostgreSQL), concurrent updates of one key are committed together (`SameKeyBatches`).
-   */
-  isStatementError?(error: unknown): boolean;
 }
 
 const API_KEY_COLUMNS = [
@@ -452,32 +446,6 @@ export class KyselyStore implements Store {
     /** In a transaction's store: the changes to keys made in it, announced once it has committed. */
     private readonly uncommittedKeyChanges: KeyChange[] = [],
   ) {}
-
-  #sameKeyBatches: SameKeyBatches<KyselyStore> | undefined;
-
-  /**
-   * The updates of a key that wait for the one in flight, committed together after it, on an engine whose adapter
-   * tells statement errors apart (PostgreSQL; SQLite commits the writes of a turn together anyway).
-   */
-  private get sameKeyBatches(): SameKeyBatches<KyselyStore> | undefined {
-    const { isStatementError } = this.adapter;
-    if (!isStatementError) {
-      return undefined;
-    }
-    this.#sameKeyBatches ??= new SameKeyBatches<KyselyStore>({
-      isStatementError,
-      alone: (write) => write(this),
-      together: (writes) =>
-        this.inTransaction(async (store) => {
-          const results: unknown[] = [];
-          for (const write of writes) {
-            results.push(await write(store));
-          }
-          return results;
-        }),
-    });
-    return this.#sameKeyBatches;
-  }
 
   /** A store of the transaction `trx`, sharing everything else with this one. */
   private inside(trx: Kysely<DatabaseSchema>): KyselyStore {
@@ -1069,20 +1037,6 @@ export class KyselyStore implements Store {
     if (name === undefined && status === undefined && expiresAt === undefined) {
       throw new TypeError('updateApiKey needs a patch that changes a field');
     }
-    const batches = this.db.isTransaction ? undefined : this.sameKeyBatches;
-    if (batches) {
-      return batches.write(id, (store) => store.applyApiKeyUpdate(organizationId, id, patch, context));
-    }
-    return this.applyApiKeyUpdate(organizationId, id, patch, context);
-  }
-
-  private async applyApiKeyUpdate(
-    organizationId: string,
-    id: string,
-    patch: ApiKeyPatch,
-    context: ChangeContext,
-  ): Promise<ApiKeyRecord | undefined> {
-    const { name, status, expiresAt } = patch;
     const updatedAt = nowMicros();
     const postgres = isPostgres(this.db);
     const values = {

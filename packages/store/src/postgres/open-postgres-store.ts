@@ -23,7 +23,6 @@ import { connectDeadline, serverStatementDeadline } from './connection-deadlines
 import { NOTIFY_KEY_CHANGE, watchNotifications } from './key-change-notifications.js';
 import { QueryPipeline } from './query-pipeline.js';
 import { RetiringPool } from './retiring-pool.js';
-import { isStatementError } from './statement-errors.js';
 
 /** Connections in the pool when the operator does not choose. */
 export const DEFAULT_POOL_SIZE = 10;
@@ -220,7 +219,6 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
         }
       },
       watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, listener),
-      isStatementError,
       poolStats: () => [
         { pool: 'pipeline', ...pipeline.stats() },
         { pool: 'transactions', ...pool.stats() },
