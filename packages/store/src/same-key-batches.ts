@@ -1,0 +1,87 @@
+/** A write of one key, run on a store: the store itself, or a transaction's store. */
+export type KeyWrite<S, T> = (store: S) => Promise<T>;
+
+interface Waiting<S> {
+  write: KeyWrite<S, unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** How a batch runs: each write on the store alone, or all of them in one transaction, in order. */
+export interface BatchRunner<S> {
+  alone<T>(write: KeyWrite<S, T>): Promise<T>;
+  together(writes: readonly KeyWrite<S, unknown>[]): Promise<unknown[]>;
+  /** Whether an error is one a statement raised: its transaction was rolled back, and the connection is usable. */
+  isStatementError(error: unknown): boolean;
+}
+
+/**
+ * The writes of one key (on PostgreSQL), in the order they come: while one is in flight, those that come after it wait,
+ * and once it is done they run together, in one transaction, which commits them all with one flush of the WAL.
+ *
+ * Without it, concurrent updates of one key queue on its row lock in the database, and each holds the lock until its
+ * own commit is durable: a hot key's updates take one flush each, one after the other, and every waiting backend
+ * re-reads the row each time the lock passes on (docs/benchmarks.md, "One hot key on PostgreSQL"). Here the process
+ * sends one transaction at a time per key.
+ *
+ * Each write still gets its own answer. A batch that fails on an error of one of its statements (a constraint, say)
+ * is rolled back and each of its writes is run again on its own, so that only the faulty one fails. A batch that fails
+ * otherwise (the connection is lost) fails each of its writes with that error: whether it committed is unknown, as for
+ * a write sent alone.
+ */
+export class SameKeyBatches<S> {
+  /** The writes waiting for the one in flight, by key; a key is present while a write of it is in flight. */
+  readonly #waiting = new Map<string, Waiting<S>[]>();
+
+  constructor(private readonly runner: BatchRunner<S>) {}
+
+  async write<T>(key: string, write: KeyWrite<S, T>): Promise<T> {
+    const queue = this.#waiting.get(key);
+    if (queue) {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      });
+    }
+    this.#waiting.set(key, []);
+    try {
+      return await this.runner.alone(write);
+    } finally {
+      void this.#runWaiting(key);
+    }
+  }
+
+  /** Runs what waited for `key`'s write, batch after batch, until nothing waits. */
+  async #runWaiting(key: string): Promise<void> {
+    for (let batch = this.#waiting.get(key) ?? []; batch.length > 0; batch = this.#waiting.get(key) ?? []) {
+      this.#waiting.set(key, []);
+      await this.#run(batch);
+    }
+    this.#waiting.delete(key);
+  }
+
+  async #run(batch: readonly Waiting<S>[]): Promise<void> {
+    const [only] = batch;
+    if (batch.length === 1 && only) {
+      await this.runner.alone(only.write).then(only.resolve, only.reject);
+      return;
+    }
+    let results: unknown[];
+    try {
+      results = await this.runner.together(batch.map(({ write }) => write));
+    } catch (error) {
+      if (!this.runner.isStatementError(error)) {
+        for (const waiting of batch) {
+          waiting.reject(error);
+        }
+        return;
+      }
+      for (const waiting of batch) {
+        await this.runner.alone(waiting.write).then(waiting.resolve, waiting.reject);
+      }
+      return;
+    }
+    batch.forEach((waiting, index) => {
+      waiting.resolve(results[index]);
+    });
+  }
+}
