@@ -562,6 +562,15 @@ describe('the admin console in Chromium', () => {
     await rows().first().waitFor();
   });
 
+  it('answers an address it has no page for with a page that says so and leads back to the keys', async () => {
+    await page.goto(`${consoleUrl}/no/such/page`);
+
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await expectAccessible('the page for an unknown address');
+    await page.getByRole('link', { name: 'Go to the keys' }).click();
+    await rows().first().waitFor();
+  });
+
   it('fits a 360 px wide screen: no page scrolls sideways, only the tables inside their regions', async () => {
     await page.setViewportSize({ width: 360, height: 780 });
     try {
@@ -570,6 +579,7 @@ describe('the admin console in Chromium', () => {
         await page.locator('main h1').first().waitFor();
         await page.waitForLoadState('networkidle');
         expect(await page.evaluate(() => document.documentElement.scrollWidth), path || '/').toBeLessThanOrEqual(360);
+        await expectAccessible(`${path || '/'} at 360 px`);
         if (path === '') {
           await screenshot(page, 'keys-narrow');
         }
