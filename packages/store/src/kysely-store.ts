@@ -30,6 +30,7 @@ import { KeyChangeHub } from './key-changes.js';
 import { migrationProvider } from './migrations/index.js';
 import { type PreparedQuery, PreparedQueryCache, type SlotFunction } from './prepared-query.js';
 import { newId } from './random.js';
+import { SameKeyBatches } from './same-key-batches.js';
 import {
   type AdminKeysTable,
   type ApiKeysTable,
@@ -99,7 +100,7 @@ export interface DialectAdapter {
    * time (group commit). It resolves only once the write is durable, and a write that fails fails alone. PostgreSQL
    * takes one statement (a data-modifying WITH makes several changes in one); SQLite takes several.
    */
-  writeRows(statements: readonly { sql: string; parameters: unknown[] }[]): Promise<unknown[][]>;
+  writeRows(statements: CompiledWrite): Promise<unknown[][]>;
   /** How busy the engine's connection pools are; absent for an engine without pools. */
   poolStats?(): ConnectionPoolStats[];
   /**
@@ -111,6 +112,23 @@ export interface DialectAdapter {
   watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>>;
   /** Releases the engine's connections. */
   close(): Promise<void>;
+  /**
+   * Runs writes (each as `writeRows` takes it) in one transaction, in order, and resolves with the rows of each once
+   * it has committed; if one fails, none is made. Given (PostgreSQL), concurrent updates of one key are committed
+   * together (`SameKeyBatches`).
+   */
+  writeRowsTogether?(writes: readonly CompiledWrite[]): Promise<unknown[][][]>;
+  /** Whether an error is one a statement raised, which rolled its transaction back and left the connection usable. */
+  isStatementError?(error: unknown): boolean;
+}
+
+/** The statements of one write, compiled: they commit together or not at all. */
+export type CompiledWrite = readonly { sql: string; parameters: unknown[] }[];
+
+/** A write ready to run, and what makes its answer of the rows it returned once it has committed. */
+interface PreparedWrite<T> {
+  statements: CompiledWrite;
+  finish(rows: unknown[][]): T;
 }
 
 const API_KEY_COLUMNS = [
@@ -446,6 +464,28 @@ export class KyselyStore implements Store {
     /** In a transaction's store: the changes to keys made in it, announced once it has committed. */
     private readonly uncommittedKeyChanges: KeyChange[] = [],
   ) {}
+
+  #sameKeyBatches: SameKeyBatches<PreparedWrite<unknown>> | undefined;
+
+  /**
+   * The updates of a key that wait for the one in flight, committed together after it, on an engine that can run
+   * writes together (PostgreSQL; SQLite commits the writes of a turn together anyway).
+   */
+  private get sameKeyBatches(): SameKeyBatches<PreparedWrite<unknown>> | undefined {
+    const { writeRowsTogether, isStatementError } = this.adapter;
+    if (!writeRowsTogether || !isStatementError) {
+      return undefined;
+    }
+    this.#sameKeyBatches ??= new SameKeyBatches<PreparedWrite<unknown>>({
+      isStatementError,
+      alone: async (write) => write.finish(await this.adapter.writeRows(write.statements)),
+      together: async (writes) => {
+        const rows = await writeRowsTogether(writes.map((write) => write.statements));
+        return writes.map((write, index) => write.finish(rows[index] ?? []));
+      },
+    });
+    return this.#sameKeyBatches;
+  }
 
   /** A store of the transaction `trx`, sharing everything else with this one. */
   private inside(trx: Kysely<DatabaseSchema>): KyselyStore {
@@ -1033,10 +1073,25 @@ export class KyselyStore implements Store {
     patch: ApiKeyPatch,
     context = OPERATOR_CHANGES,
   ): Promise<ApiKeyRecord | undefined> {
-    const { name, status, expiresAt } = patch;
-    if (name === undefined && status === undefined && expiresAt === undefined) {
+    if (patch.name === undefined && patch.status === undefined && patch.expiresAt === undefined) {
       throw new TypeError('updateApiKey needs a patch that changes a field');
     }
+    const update = this.preparedApiKeyUpdate(organizationId, id, patch, context);
+    const batches = this.db.isTransaction ? undefined : this.sameKeyBatches;
+    if (batches) {
+      return (await batches.write(id, update)) as ApiKeyRecord | undefined;
+    }
+    return update.finish(await this.write(update.statements));
+  }
+
+  /** The statements of an update (compiled), and what makes its answer of their rows once they have committed. */
+  private preparedApiKeyUpdate(
+    organizationId: string,
+    id: string,
+    patch: ApiKeyPatch,
+    context: ChangeContext,
+  ): PreparedWrite<ApiKeyRecord | undefined> {
+    const { name, status, expiresAt } = patch;
     const updatedAt = nowMicros();
     const postgres = isPostgres(this.db);
     const values = {
@@ -1072,12 +1127,16 @@ export class KyselyStore implements Store {
         ? [this.prepared.get(`API key update with event:${shape}`, (slot) => this.updateWithEvent(changed, slot))]
         : [this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, slot)), update];
     }
-    const [row] = await this.write(statements.map((query) => ({ query, values })));
-    if (!row) {
-      return undefined;
-    }
-    this.keyChanged({ kind: 'api_key', id });
-    return apiKeyFromValues(row as ApiKeyValues);
+    return {
+      statements: statements.map((query) => ({ sql: query.sql, parameters: query.parameters(values) })),
+      finish: ([row]) => {
+        if (!row) {
+          return undefined;
+        }
+        this.keyChanged({ kind: 'api_key', id });
+        return apiKeyFromValues(row as ApiKeyValues);
+      },
+    };
   }
 
   /**
@@ -1143,10 +1202,7 @@ export class KyselyStore implements Store {
    * Runs prepared queries as one write, through the adapter's group commit, and returns the rows of the last. Inside
    * `transaction()` they run on the transaction's connection, as part of it.
    */
-  private async write<Name extends string>(
-    statements: readonly { query: PreparedQuery<Name>; values: Readonly<Record<Name, unknown>> }[],
-  ): Promise<unknown[][]> {
-    const compiled = statements.map(({ query, values }) => ({ sql: query.sql, parameters: query.parameters(values) }));
+  private async write(compiled: CompiledWrite): Promise<unknown[][]> {
     if (this.db.isTransaction) {
       let rows: unknown[] = [];
       for (const { sql: text, parameters } of compiled) {

@@ -1,16 +1,13 @@
-/** A write of one key, run on a store: the store itself, or a transaction's store. */
-export type KeyWrite<S, T> = (store: S) => Promise<T>;
-
-interface Waiting<S> {
-  write: KeyWrite<S, unknown>;
+interface Waiting<W> {
+  write: W;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
 
-/** How a batch runs: each write on the store alone, or all of them in one transaction, in order. */
-export interface BatchRunner<S> {
-  alone<T>(write: KeyWrite<S, T>): Promise<T>;
-  together(writes: readonly KeyWrite<S, unknown>[]): Promise<unknown[]>;
+/** How writes run: one alone, or several in one transaction, in order, each with its own answer. */
+export interface BatchRunner<W> {
+  alone(write: W): Promise<unknown>;
+  together(writes: readonly W[]): Promise<unknown[]>;
   /** Whether an error is one a statement raised: its transaction was rolled back, and the connection is usable. */
   isStatementError(error: unknown): boolean;
 }
@@ -29,17 +26,18 @@ export interface BatchRunner<S> {
  * otherwise (the connection is lost) fails each of its writes with that error: whether it committed is unknown, as for
  * a write sent alone.
  */
-export class SameKeyBatches<S> {
+export class SameKeyBatches<W> {
   /** The writes waiting for the one in flight, by key; a key is present while a write of it is in flight. */
-  readonly #waiting = new Map<string, Waiting<S>[]>();
+  readonly #waiting = new Map<string, Waiting<W>[]>();
 
-  constructor(private readonly runner: BatchRunner<S>) {}
+  constructor(private readonly runner: BatchRunner<W>) {}
 
-  async write<T>(key: string, write: KeyWrite<S, T>): Promise<T> {
+  /** Runs `write` of `key`: now, or with the others that came while one was in flight. Resolves with its answer. */
+  async write(key: string, write: W): Promise<unknown> {
     const queue = this.#waiting.get(key);
     if (queue) {
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
+      return new Promise((resolve, reject) => {
+        queue.push({ write, resolve, reject });
       });
     }
     this.#waiting.set(key, []);
@@ -59,7 +57,7 @@ export class SameKeyBatches<S> {
     this.#waiting.delete(key);
   }
 
-  async #run(batch: readonly Waiting<S>[]): Promise<void> {
+  async #run(batch: readonly Waiting<W>[]): Promise<void> {
     const [only] = batch;
     if (batch.length === 1 && only) {
       await this.runner.alone(only.write).then(only.resolve, only.reject);

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMigratedStore } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
-import { type BatchRunner, type KeyWrite, SameKeyBatches } from '../src/same-key-batches.js';
+import { type BatchRunner, SameKeyBatches } from '../src/same-key-batches.js';
 import type { Store } from '../src/types.js';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
@@ -25,9 +25,9 @@ function recordingRunner(failing: (name: string) => Error | undefined = () => un
       return `${name} done`;
     },
   };
-  type TestStore = typeof store;
-  const runner: BatchRunner<TestStore> = {
-    async alone<T>(write: KeyWrite<TestStore, T>): Promise<T> {
+  type Write = (on: typeof store) => Promise<string>;
+  const runner: BatchRunner<Write> = {
+    async alone(write: Write): Promise<string> {
       runs.push(['alone']);
       // The first write waits to be released, so that others queue behind it.
       if (runs.length === 1) {
@@ -35,7 +35,7 @@ function recordingRunner(failing: (name: string) => Error | undefined = () => un
       }
       return write(store);
     },
-    async together(writes: readonly KeyWrite<TestStore, unknown>[]): Promise<unknown[]> {
+    async together(writes: readonly Write[]): Promise<unknown[]> {
       runs.push(['together', String(writes.length)]);
       const results: unknown[] = [];
       for (const write of writes) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { KEY_CHANGES_CHANNEL, keyChangePayload } from '../key-changes.js';
-import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
+import { type CompiledWrite, KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import {
   type ApiKeysTable,
   type AuditEventsTable,
@@ -23,6 +23,7 @@ import { connectDeadline, serverStatementDeadline } from './connection-deadlines
 import { NOTIFY_KEY_CHANGE, watchNotifications } from './key-change-notifications.js';
 import { QueryPipeline } from './query-pipeline.js';
 import { RetiringPool } from './retiring-pool.js';
+import { isStatementError } from './statement-errors.js';
 
 /** Connections in the pool when the operator does not choose. */
 export const DEFAULT_POOL_SIZE = 10;
@@ -110,6 +111,15 @@ export function pipelineClientConfig(statements: pg.ClientConfig): pg.ClientConf
   return { ...statements, options: '-c plan_cache_mode=force_generic_plan' };
 }
 
+/** The statement of a write: on PostgreSQL one statement makes several changes (a data-modifying WITH). */
+function onlyStatement(statements: CompiledWrite): CompiledWrite[number] {
+  const [statement, ...more] = statements;
+  if (!statement || more.length > 0) {
+    throw new TypeError('a write on PostgreSQL is one statement: a data-modifying WITH for several changes');
+  }
+  return statement;
+}
+
 /** A pg pool whose idle connections may break (a server restart, say) without crashing the process. */
 function openPool(config: pg.PoolConfig): RetiringPool {
   const pool = new pg.Pool(config);
@@ -151,14 +161,17 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
   });
   // Each prepared query's SQL gets a statement name, so that every connection parses and plans it once.
   const statementNames = new Map<string, string>();
-  const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
+  const namedStatement = (sql: string): string => {
     let name = statementNames.get(sql);
     if (!name) {
       name = statementName(sql);
       statementNames.set(sql, name);
     }
+    return name;
+  };
+  const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
     options.onQuery?.(sql, parameters);
-    return pipeline.query({ name, text: sql, values: parameters });
+    return pipeline.query({ name: namedStatement(sql), text: sql, values: parameters });
   };
 
   // The notifications not yet sent: a process that closes the store right after a change (the operator CLI) still
@@ -172,12 +185,16 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
       // Each write is one statement that commits on its own; PostgreSQL shares one WAL flush among the commits of all
       // its connections.
       writeRows: async (statements) => {
-        const [statement, ...more] = statements;
-        if (!statement || more.length > 0) {
-          throw new TypeError('a write on PostgreSQL is one statement: a data-modifying WITH for several changes');
-        }
+        const statement = onlyStatement(statements);
         return queryRows(statement.sql, statement.parameters);
       },
+      writeRowsTogether: async (writes) =>
+        pipeline.transaction(
+          writes.map(onlyStatement).map(({ sql, parameters }) => {
+            options.onQuery?.(sql, parameters);
+            return { name: namedStatement(sql), text: sql, values: parameters };
+          }),
+        ),
       // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
       insertRows: async (table, chunks) => {
         const insert = bulkInsertSql(table);
@@ -219,6 +236,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
         }
       },
       watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, listener),
+      isStatementError,
       poolStats: () => [
         { pool: 'pipeline', ...pipeline.stats() },
         { pool: 'transactions', ...pool.stats() },

@@ -78,6 +78,9 @@ export class QueryPipeline {
   readonly #connections = new Set<PipelineConnection>();
   #turnConnection: PipelineConnection | undefined;
   #closed = false;
+  /** Connections that run transactions (`transaction`), one at a time each; those idle wait here for the next. */
+  readonly #transactionConnections = new Set<PipelineConnection>();
+  readonly #idleTransactionConnections: PipelineConnection[] = [];
 
   constructor(
     private readonly clientConfig: pg.ClientConfig,
@@ -125,6 +128,54 @@ export class QueryPipeline {
   }
 
   /**
+   * Runs statements in one transaction, on a connection that nothing else uses meanwhile: `begin`, the statements and
+   * `commit` leave in one write, and PostgreSQL answers them in order, so that the transaction takes one round trip
+   * and one flush of the WAL. Resolves with each statement's rows once it has committed. Rejects with the first
+   * statement's error when one fails: PostgreSQL then refuses the statements after it and turns the `commit` into a
+   * rollback, so none of them is made.
+   */
+  async transaction(queries: readonly PipelinedQuery[]): Promise<unknown[][][]> {
+    if (this.#closed) {
+      throw new Error('the store is closed');
+    }
+    const deadline = performance.now() + this.timeoutMs;
+    const connection = this.#idleTransactionConnections.pop() ?? this.#open(this.#transactionConnections);
+    let reusable = false;
+    try {
+      if (!connection.ready) {
+        await connection.connected;
+      }
+      const remainingMs = Math.ceil(deadline - performance.now());
+      if (remainingMs <= 0) {
+        reusable = true;
+        throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+      }
+      const send = (statement: { name?: string; text: string; values?: unknown[] }) => {
+        const query = { ...statement, rowMode: 'array' as const, query_timeout: remainingMs };
+        return connection.client.query<unknown[]>(query);
+      };
+      const socket = socketOf(connection.client);
+      socket?.cork();
+      const sent = [send({ text: 'begin' }), ...queries.map(send), send({ text: 'commit' })];
+      socket?.uncork();
+      const settled = await Promise.allSettled(sent);
+      const failure = settled.find((outcome) => outcome.status === 'rejected');
+      if (failure) {
+        reusable = isStatementError(failure.reason);
+        throw failure.reason;
+      }
+      reusable = true;
+      return settled.slice(1, -1).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.rows : []));
+    } finally {
+      if (reusable && !this.#closed && this.#transactionConnections.has(connection)) {
+        this.#idleTransactionConnections.push(connection);
+      } else {
+        this.#retire(connection);
+      }
+    }
+  }
+
+  /**
    * Connections open or opening, those with statements in flight, and the statements queued behind another one on
    * their connection (PostgreSQL runs a connection's statements one after another).
    */
@@ -144,8 +195,10 @@ export class QueryPipeline {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    const connections = [...this.#connections];
+    const connections = [...this.#connections, ...this.#transactionConnections];
     this.#connections.clear();
+    this.#transactionConnections.clear();
+    this.#idleTransactionConnections.length = 0;
     await Promise.all(connections.map(({ client }) => this.#end(client)));
   }
 
@@ -187,10 +240,11 @@ export class QueryPipeline {
     if (leastBusy && (leastBusy.inFlight < OPEN_ANOTHER_AT || this.#connections.size >= this.maxConnections)) {
       return leastBusy;
     }
-    return this.#open();
+    return this.#open(this.#connections);
   }
 
-  #open(): PipelineConnection {
+  /** Opens a connection, kept in `set` until it is retired. */
+  #open(set: Set<PipelineConnection>): PipelineConnection {
     const client = new pg.Client({ ...this.clientConfig, pipeline: true } as pg.ClientConfig);
     const connected = client.connect().then(() => {});
     const connection: PipelineConnection = { client, connected, ready: false, inFlight: 0, missedDeadline: false };
@@ -204,13 +258,17 @@ export class QueryPipeline {
       },
       () => this.#retire(connection), // the statements waiting for it fail with the reason
     );
-    this.#connections.add(connection);
+    set.add(connection);
     return connection;
   }
 
   /** Takes a connection out of use; the statements already sent on it get their answers or their errors. */
   #retire(connection: PipelineConnection): void {
-    if (this.#connections.delete(connection)) {
+    const idle = this.#idleTransactionConnections.indexOf(connection);
+    if (idle !== -1) {
+      this.#idleTransactionConnections.splice(idle, 1);
+    }
+    if (this.#connections.delete(connection) || this.#transactionConnections.delete(connection)) {
       connection.client.end().catch(() => {});
     }
   }
