@@ -163,6 +163,60 @@ describe.runIf(available)('QueryPipeline (PostgreSQL)', () => {
     await expect(pipeline.query({ ...ECHO, values: [1] })).rejects.toThrow('the store is closed');
   });
 
+  it('runs a transaction on a connection of its own: its statements in order, nothing else between them', async () => {
+    const pipeline = pipelineOf(2);
+    const turnPid = await pidOf(pipeline);
+
+    const [transaction, alongside] = await Promise.all([
+      pipeline.transaction([BACKEND_PID, { ...ECHO, values: [1] }, { ...ECHO, values: [2] }]),
+      pipeline.query(BACKEND_PID),
+    ]);
+
+    expect(transaction.slice(1)).toEqual([[[1]], [[2]]]);
+    expect(transaction[0]?.[0]?.[0]).not.toBe(turnPid);
+    expect(alongside[0]?.[0]).toBe(turnPid);
+  });
+
+  it('makes none of a transaction when one of its statements fails, and keeps the connection', async () => {
+    const pipeline = pipelineOf(1);
+    const table = `pipeline_tx_${process.pid}`;
+    await side.query(`create table if not exists ${table} (n int primary key)`);
+    const insert = { name: `pipeline_test_insert_${process.pid}`, text: `insert into ${table} values ($1)` };
+    try {
+      await expect(
+        pipeline.transaction([
+          { ...insert, values: [1] },
+          { ...insert, values: [1] },
+          { ...insert, values: [2] },
+        ]),
+      ).rejects.toThrow(/duplicate key/);
+      const { rows } = await side.query(`select count(*)::int as n from ${table}`);
+      expect(rows[0]?.n).toBe(0);
+      await pipeline.transaction([{ ...insert, values: [3] }]);
+      expect((await side.query(`select n from ${table}`)).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await side.query(`drop table ${table}`);
+    }
+  });
+
+  it('runs at most maxConnections transactions at once: the others wait for a connection, in turn', async () => {
+    const pipeline = new QueryPipeline({ connectionString: TEST_POSTGRES_URL }, 1, 300);
+    opened.push(pipeline);
+    const pidOfTransaction = async (sleepMs: number) =>
+      (await pipeline.transaction([{ ...SLEEP, values: [sleepMs] }]))[0]?.[0]?.[1];
+
+    const [first, second, third] = await Promise.all([pidOfTransaction(100), pidOfTransaction(0), pidOfTransaction(0)]);
+    expect(new Set([first, second, third]).size).toBe(1);
+
+    // One that misses its deadline loses its connection, and the next one waiting gets a new one.
+    const late = pidOfTransaction(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const [lateOutcome, next] = await Promise.allSettled([late, pidOfTransaction(0)]);
+    expect(lateOutcome.status).toBe('rejected');
+    expect(next).toMatchObject({ status: 'fulfilled' });
+    expect(next.status === 'fulfilled' && next.value).not.toBe(first);
+  });
+
   it("the store's pipeline plans a prepared statement once, without its parameters, from its first execution", async () => {
     const pipeline = new QueryPipeline(pipelineClientConfig({ connectionString: TEST_POSTGRES_URL }), 1);
     opened.push(pipeline);

@@ -81,6 +81,8 @@ export class QueryPipeline {
   /** Connections that run transactions (`transaction`), one at a time each; those idle wait here for the next. */
   readonly #transactionConnections = new Set<PipelineConnection>();
   readonly #idleTransactionConnections: PipelineConnection[] = [];
+  /** Transactions waiting for one of those connections, all `maxConnections` being in use. */
+  readonly #waitingForTransactionConnection: ((connection: PipelineConnection | undefined) => void)[] = [];
 
   constructor(
     private readonly clientConfig: pg.ClientConfig,
@@ -139,7 +141,7 @@ export class QueryPipeline {
       throw new Error('the store is closed');
     }
     const deadline = performance.now() + this.timeoutMs;
-    const connection = this.#idleTransactionConnections.pop() ?? this.#open(this.#transactionConnections);
+    const connection = await this.#transactionConnection(deadline);
     let reusable = false;
     try {
       if (!connection.ready) {
@@ -168,10 +170,57 @@ export class QueryPipeline {
       return settled.slice(1, -1).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.rows : []));
     } finally {
       if (reusable && !this.#closed && this.#transactionConnections.has(connection)) {
-        this.#idleTransactionConnections.push(connection);
+        this.#releaseTransactionConnection(connection);
       } else {
         this.#retire(connection);
+        this.#waitingForTransactionConnection.shift()?.(undefined);
       }
+    }
+  }
+
+  /**
+   * A connection for a transaction: an idle one, a new one below `maxConnections`, or the next one released, waited
+   * for until `deadline`.
+   */
+  async #transactionConnection(deadline: number): Promise<PipelineConnection> {
+    if (this.#closed) {
+      throw new Error('the store is closed');
+    }
+    const idle = this.#idleTransactionConnections.pop();
+    if (idle) {
+      return idle;
+    }
+    if (this.#transactionConnections.size < this.maxConnections) {
+      return this.#open(this.#transactionConnections);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const released = await new Promise<PipelineConnection | undefined | 'late'>((resolve) => {
+      const waiting = (connection: PipelineConnection | undefined) => resolve(connection);
+      this.#waitingForTransactionConnection.push(waiting);
+      timer = setTimeout(
+        () => {
+          // Out of the queue first, so that no connection is ever handed to a transaction that gave up.
+          this.#waitingForTransactionConnection.splice(this.#waitingForTransactionConnection.indexOf(waiting), 1);
+          resolve('late');
+        },
+        Math.max(0, deadline - performance.now()),
+      );
+    });
+    clearTimeout(timer);
+    if (released === 'late') {
+      throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+    }
+    // A retired connection leaves room for a new one.
+    return released ?? this.#transactionConnection(deadline);
+  }
+
+  /** Hands a connection to the next transaction waiting for one, or keeps it idle. */
+  #releaseTransactionConnection(connection: PipelineConnection): void {
+    const next = this.#waitingForTransactionConnection.shift();
+    if (next) {
+      next(connection);
+    } else {
+      this.#idleTransactionConnections.push(connection);
     }
   }
 
@@ -199,6 +248,9 @@ export class QueryPipeline {
     this.#connections.clear();
     this.#transactionConnections.clear();
     this.#idleTransactionConnections.length = 0;
+    for (const waiting of this.#waitingForTransactionConnection.splice(0)) {
+      waiting(undefined);
+    }
     await Promise.all(connections.map(({ client }) => this.#end(client)));
   }
 
