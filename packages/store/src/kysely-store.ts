@@ -114,10 +114,11 @@ export interface DialectAdapter {
   close(): Promise<void>;
   /**
    * Runs writes (each as `writeRows` takes it) in one transaction, in order, and resolves with the rows of each once
-   * it has committed; if one fails, none is made. Given (PostgreSQL), concurrent updates of one key are committed
+   * it has committed; if one fails, none is made. Its deadline runs from `since` (`performance.now()` when the
+   * first of them came). Given (PostgreSQL), concurrent updates of one key are committed
    * together (`SameKeyBatches`).
    */
-  writeRowsTogether?(writes: readonly CompiledWrite[]): Promise<unknown[][][]>;
+  writeRowsTogether?(writes: readonly CompiledWrite[], since: number): Promise<unknown[][][]>;
   /** Whether an error is one a statement raised, which rolled its transaction back and left the connection usable. */
   isStatementError?(error: unknown): boolean;
 }
@@ -479,8 +480,11 @@ export class KyselyStore implements Store {
     this.#sameKeyBatches ??= new SameKeyBatches<PreparedWrite<unknown>>({
       isStatementError,
       alone: async (write) => write.finish(await this.adapter.writeRows(write.statements)),
-      together: async (writes) => {
-        const rows = await writeRowsTogether(writes.map((write) => write.statements));
+      together: async (writes, since) => {
+        const rows = await writeRowsTogether(
+          writes.map((write) => write.statements),
+          since,
+        );
         return writes.map((write, index) => write.finish(rows[index] ?? []));
       },
     });

@@ -1,5 +1,7 @@
 interface Waiting<W> {
   write: W;
+  /** When it came (`performance.now()`): its deadline runs from then, not from when its batch starts. */
+  since: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -7,7 +9,8 @@ interface Waiting<W> {
 /** How writes run: one alone, or several in one transaction, in order, each with its own answer. */
 export interface BatchRunner<W> {
   alone(write: W): Promise<unknown>;
-  together(writes: readonly W[]): Promise<unknown[]>;
+  /** Runs `writes` in one transaction whose deadline runs from `since`, when the first of them came. */
+  together(writes: readonly W[], since: number): Promise<unknown[]>;
   /** Whether an error is one a statement raised: its transaction was rolled back, and the connection is usable. */
   isStatementError(error: unknown): boolean;
 }
@@ -20,6 +23,9 @@ export interface BatchRunner<W> {
  * own commit is durable: a hot key's updates take one flush each, one after the other, and every waiting backend
  * re-reads the row each time the lock passes on (docs/benchmarks.md, "One hot key on PostgreSQL"). Here the process
  * sends one transaction at a time per key.
+ *
+ * A write that waited keeps its deadline: its batch has what remains of it, counted from when the write came (the
+ * earliest of the batch), so that an unavailable database is answered as fast as for a write sent alone.
  *
  * Each write still gets its own answer. A batch that fails on an error of one of its statements (a constraint, say)
  * is rolled back and each of its writes is run again on its own, so that only the faulty one fails. A batch that fails
@@ -37,7 +43,7 @@ export class SameKeyBatches<W> {
     const queue = this.#waiting.get(key);
     if (queue) {
       return new Promise((resolve, reject) => {
-        queue.push({ write, resolve, reject });
+        queue.push({ write, since: performance.now(), resolve, reject });
       });
     }
     this.#waiting.set(key, []);
@@ -58,16 +64,15 @@ export class SameKeyBatches<W> {
   }
 
   async #run(batch: readonly Waiting<W>[]): Promise<void> {
-    const [only] = batch;
-    if (batch.length === 1 && only) {
-      await this.runner.alone(only.write).then(only.resolve, only.reject);
-      return;
-    }
+    const since = Math.min(...batch.map((waiting) => waiting.since));
     let results: unknown[];
     try {
-      results = await this.runner.together(batch.map(({ write }) => write));
+      results = await this.runner.together(
+        batch.map(({ write }) => write),
+        since,
+      );
     } catch (error) {
-      if (!this.runner.isStatementError(error)) {
+      if (batch.length === 1 || !this.runner.isStatementError(error)) {
         for (const waiting of batch) {
           waiting.reject(error);
         }

@@ -188,12 +188,13 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
         const statement = onlyStatement(statements);
         return queryRows(statement.sql, statement.parameters);
       },
-      writeRowsTogether: async (writes) =>
+      writeRowsTogether: async (writes, since) =>
         pipeline.transaction(
           writes.map(onlyStatement).map(({ sql, parameters }) => {
             options.onQuery?.(sql, parameters);
             return { name: namedStatement(sql), text: sql, values: parameters };
           }),
+          since,
         ),
       // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
       insertRows: async (table, chunks) => {

@@ -134,23 +134,37 @@ export class QueryPipeline {
    * `commit` leave in one write, and PostgreSQL answers them in order, so that the transaction takes one round trip
    * and one flush of the WAL. Resolves with each statement's rows once it has committed. Rejects with the first
    * statement's error when one fails: PostgreSQL then refuses the statements after it and turns the `commit` into a
-   * rollback, so none of them is made.
+   * rollback, so none of them is made. The deadline runs from `since`: a transaction of writes that waited gets
+   * what remains of theirs.
    */
-  async transaction(queries: readonly PipelinedQuery[]): Promise<unknown[][][]> {
+  async transaction(queries: readonly PipelinedQuery[], since = performance.now()): Promise<unknown[][][]> {
     if (this.#closed) {
       throw new Error('the store is closed');
     }
-    const deadline = performance.now() + this.timeoutMs;
+    const deadline = since + this.timeoutMs;
+    const missed = () => new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+    if (performance.now() >= deadline) {
+      throw missed();
+    }
     const connection = await this.#transactionConnection(deadline);
     let reusable = false;
     try {
       if (!connection.ready) {
-        await connection.connected;
+        // Connecting may hang (a frozen server): it gets what remains of the deadline, no more.
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(missed()), Math.max(0, deadline - performance.now()));
+        });
+        try {
+          await Promise.race([connection.connected, late]);
+        } finally {
+          clearTimeout(timer);
+        }
       }
       const remainingMs = Math.ceil(deadline - performance.now());
       if (remainingMs <= 0) {
         reusable = true;
-        throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+        throw missed();
       }
       const send = (statement: { name?: string; text: string; values?: unknown[] }) => {
         const query = { ...statement, rowMode: 'array' as const, query_timeout: remainingMs };
