@@ -246,11 +246,20 @@ function StatusActions({ apiKey }: { apiKey: ApiKey }) {
           history, for the record, and an archived key cannot be rotated.
         </p>
       </ConfirmDialog>
+      <ActionOutcome done={done} failure={update.isError ? update.error : null} title="Changing the status failed" />
+    </section>
+  );
+}
+
+/** What an action of a section came to: its message once done (announced), or the API's error when it failed. */
+function ActionOutcome({ done, failure, title }: { done: string | null; failure: unknown; title: string }) {
+  return (
+    <>
       <p role="status" className="muted">
         {done}
       </p>
-      {update.isError ? <ErrorNotice error={update.error} title="Changing the status failed" /> : null}
-    </section>
+      {failure ? <ErrorNotice error={failure} title={title} /> : null}
+    </>
   );
 }
 
@@ -329,10 +338,7 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
           </p>
         )}
       </form>
-      <p role="status" className="muted">
-        {done}
-      </p>
-      {update.isError ? <ErrorNotice error={update.error} title="Changing the expiry failed" /> : null}
+      <ActionOutcome done={done} failure={update.isError ? update.error : null} title="Changing the expiry failed" />
     </section>
   );
 }
