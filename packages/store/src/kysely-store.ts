@@ -129,6 +129,11 @@ export type CompiledWrite = readonly { sql: string; parameters: unknown[] }[];
 /** A write ready to run, and what makes its answer of the rows it returned once it has committed. */
 interface PreparedWrite<T> {
   statements: CompiledWrite;
+  /**
+   * Its statements when it follows another write of the same row in one transaction (`SameKeyBatches`), which holds
+   * the row's lock until it commits: they need not take it again. `statements` when not given.
+   */
+  statementsUnderLock?: CompiledWrite;
   finish(rows: unknown[][]): T;
 }
 
@@ -482,7 +487,9 @@ export class KyselyStore implements Store {
       alone: async (write) => write.finish(await this.adapter.writeRows(write.statements)),
       together: async (writes, since) => {
         const rows = await writeRowsTogether(
-          writes.map((write) => write.statements),
+          writes.map((write, index) =>
+            index === 0 ? write.statements : (write.statementsUnderLock ?? write.statements),
+          ),
           since,
         );
         return writes.map((write, index) => write.finish(rows[index] ?? []));
@@ -1083,7 +1090,8 @@ export class KyselyStore implements Store {
     const update = this.preparedApiKeyUpdate(organizationId, id, patch, context);
     const batches = this.db.isTransaction ? undefined : this.sameKeyBatches;
     if (batches) {
-      return (await batches.write(id, update)) as ApiKeyRecord | undefined;
+      // Keyed by organization too: the first write of a batch locks the row only if it finds it.
+      return (await batches.write(`${organizationId}/${id}`, update)) as ApiKeyRecord | undefined;
     }
     return update.finish(await this.write(update.statements));
   }
@@ -1125,14 +1133,28 @@ export class KyselyStore implements Store {
         .returning(API_KEY_SELECTION),
     );
     let statements: PreparedQuery<UpdateSlot | UpdateEventSlot>[] = [update];
+    let statementsUnderLock: PreparedQuery<UpdateSlot | UpdateEventSlot>[] | undefined;
     if (this.recordsChanges) {
       const changed = UPDATED_FIELDS.filter(({ field }) => patch[field] !== undefined);
-      statements = postgres
-        ? [this.prepared.get(`API key update with event:${shape}`, (slot) => this.updateWithEvent(changed, slot))]
-        : [this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, slot)), update];
+      if (postgres) {
+        const withEvent = (lock: boolean) =>
+          this.prepared.get<UpdateSlot | UpdateEventSlot>(`API key update with event:${shape}:${lock}`, (slot) =>
+            this.updateWithEvent(changed, slot, lock),
+          );
+        statements = [withEvent(true)];
+        statementsUnderLock = [withEvent(false)];
+      } else {
+        statements = [
+          this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, slot)),
+          update,
+        ];
+      }
     }
+    const compiled = (queries: PreparedQuery<UpdateSlot | UpdateEventSlot>[]) =>
+      queries.map((query) => ({ sql: query.sql, parameters: query.parameters(values) }));
     return {
-      statements: statements.map((query) => ({ sql: query.sql, parameters: query.parameters(values) })),
+      statements: compiled(statements),
+      ...(statementsUnderLock && { statementsUnderLock: compiled(statementsUnderLock) }),
       finish: ([row]) => {
         if (!row) {
           return undefined;
@@ -1148,15 +1170,20 @@ export class KyselyStore implements Store {
    * update this one waited for), `updated` changes it, and `event` records both versions when they differ, timed by
    * the database's clock once the lock is held (as `eventTime` does), so that the events of one key are in the order
    * its updates took the lock, whichever replica or connection sent them.
+   *
+   * Without `lock`, for an update that follows another of the same key in its transaction: that one holds the row's
+   * lock until the commit, so no other transaction can change the row in between, and taking the lock again would
+   * only write it again.
    */
   private updateWithEvent(
     changed: readonly (typeof UPDATED_FIELDS)[number][],
     slot: SlotFunction<UpdateSlot | UpdateEventSlot>,
+    lock: boolean,
   ): Compilable {
     const assignments = changed.map(({ field, column }) => sql`${sql.ref(column)} = ${slot(field)}`);
     const statement = sql`with old as (
         select id, name, status, expires_at from api_keys
-        where organization_id = ${slot('organizationId')} and id = ${slot('id')} for update
+        where organization_id = ${slot('organizationId')} and id = ${slot('id')}${sql.raw(lock ? ' for update' : '')}
       ), updated as (
         update api_keys as k set ${sql.join([...assignments, sql`updated_at = ${slot('updatedAt')}`])}
         from old where k.organization_id = ${slot('organizationId')} and k.id = old.id

@@ -157,6 +157,36 @@ describe.runIf(available)('concurrent updates of one key on PostgreSQL', () => {
     expect(events.transactions).toBeLessThan(names.length);
   });
 
+  it('records an unbroken chain of changes when two processes update one key, and another organization none', async () => {
+    const key = await newKey();
+    const otherOrganization = (await store.createOrganization('other')).id;
+    const { store: replica } = await openMigratedStore({ kind: 'postgres', url: database.url });
+    try {
+      const updates = Array.from({ length: 60 }, (_, index) => {
+        const through = index % 2 === 0 ? store : replica;
+        // Every third update comes through another organization: it must change nothing, in a batch of its own.
+        const organizationId = index % 3 === 2 ? otherOrganization : DEFAULT_ORGANIZATION.id;
+        return through.updateApiKey(organizationId, key.id, { name: `rename ${index}` });
+      });
+      const answers = await Promise.all(updates);
+
+      expect(answers.filter((answer) => answer !== undefined)).toHaveLength(40);
+      const { rows } = await client.query<{ from: string; to: string }>(
+        `select name_before as from, name_after as to from audit_events
+         where target_id = $1 and type = 'api_key.updated' order by id`,
+        [key.id],
+      );
+      expect(rows).toHaveLength(40);
+      // Each event's "from" is the previous one's "to": no update read the key under another's feet.
+      rows.forEach((row, index) => {
+        expect(row.from).toBe(index === 0 ? 'hot' : rows[index - 1]?.to);
+      });
+      expect((await store.getApiKey(DEFAULT_ORGANIZATION.id, key.id))?.name).toBe(rows.at(-1)?.to);
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('fails only the update whose statement fails, and applies the others', async () => {
     const key = await newKey();
     // PostgreSQL refuses a NUL character in text: an error of that statement alone.
