@@ -33,6 +33,8 @@ apps/bench/results/*.json.
                           until every connection has had a response
   --first-warmup <s>      the same before each server's first scenario, while V8 optimizes its code (full: 8, quick: 4)
   --connections <n>       autocannon connections (50)
+  --rounds <n>            run every scenario on every target n times in turn (1); each side of a comparison (1M
+                          against 10k, a variant against its base) is the mean of its runs
   --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)
   --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20;
                           the references' scenarios compared with always run, and so does a variant's base
@@ -56,6 +58,7 @@ function parseOptions() {
       warmup: { type: 'string' },
       'first-warmup': { type: 'string' },
       connections: { type: 'string', default: '50' },
+      rounds: { type: 'string', default: '1' },
       sizes: { type: 'string' },
       only: { type: 'string', multiple: true, default: [] },
       'skip-postgres': { type: 'boolean', default: false },
@@ -71,6 +74,10 @@ function parseOptions() {
     }
     return value;
   };
+  const rounds = number('rounds', values.rounds, 1);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    throw new Error(`--rounds must be a whole number ≥ 1 (got ${JSON.stringify(values.rounds)})`);
+  }
   const sizes = (values.sizes ?? (values.quick ? '10000,100000' : '10000,1000000')).split(',').map(Number);
   if (sizes.length !== 2 || sizes.some((size) => !Number.isInteger(size) || size < 1000)) {
     throw new Error(`--sizes must be two whole numbers ≥ 1000, e.g. 10000,1000000 (got ${values.sizes})`);
@@ -82,6 +89,7 @@ function parseOptions() {
     warmupSeconds: number('warmup', values.warmup, values.quick ? 1 : 4),
     firstWarmupSeconds: number('first-warmup', values['first-warmup'], values.quick ? 4 : 8),
     connections: number('connections', values.connections, 50),
+    rounds,
     sizes: sizes as [number, number],
     only: values.profile ? [values.profile] : values.only,
     skipPostgres: values['skip-postgres'],
@@ -146,6 +154,7 @@ async function main(): Promise<number> {
       repoRoot,
       workDir,
       connections: options.connections,
+      rounds: options.rounds,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
       firstWarmupSeconds: options.firstWarmupSeconds,
@@ -207,6 +216,7 @@ async function main(): Promise<number> {
     mode: options.profile ? 'profile' : options.quick ? 'quick' : 'full',
     settings: {
       connections: options.connections,
+      rounds: options.rounds,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
       firstWarmupSeconds: options.firstWarmupSeconds,
@@ -225,7 +235,8 @@ async function main(): Promise<number> {
   write(`\nmachine: ${formatMachine(machine)}`);
   write(
     `${options.connections} connections, ${options.durationSeconds} s per scenario after ${options.warmupSeconds} s ` +
-      `warm-up (${options.firstWarmupSeconds} s before a server's first scenario)\n`,
+      `warm-up (${options.firstWarmupSeconds} s before a server's first scenario)` +
+      `${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}\n`,
   );
   write(formatResults(results));
   write(`\nseed times:\n${formatSeeds(seeds)}`);

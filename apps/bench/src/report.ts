@@ -25,6 +25,7 @@ export interface RunReport {
   mode: 'full' | 'quick' | 'profile';
   settings: {
     connections: number;
+    rounds: number;
     durationSeconds: number;
     warmupSeconds: number;
     firstWarmupSeconds: number;

@@ -5,6 +5,7 @@ import type { StartedServerProcess as ServerProcess } from '@apikeys/server/test
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
 import { measurePropagation, PROPAGATION_TRIALS, type PropagationResult } from './propagation.js';
+import { runOrder } from './run-order.js';
 import { type ReferenceScenarioName, SCENARIOS, type Scenario } from './scenarios.js';
 import {
   type Engine,
@@ -63,6 +64,8 @@ export interface SuiteSettings {
   repoRoot: string;
   workDir: string;
   connections: number;
+  /** How many times each scenario runs on every target in turn (`runOrder`). */
+  rounds: number;
   durationSeconds: number;
   warmupSeconds: number;
   /** The warm-up before a target's first scenario, while V8 optimizes the server (docs/benchmarks.md). */
@@ -406,16 +409,8 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
         const warmup = warmups.get(groupOf(entry)) ?? settings.firstWarmupSeconds;
         return runScenario(entry, scenario, load, settings, warmup);
       };
-      for (const [index, job] of jobs.entries()) {
+      for (const job of runOrder(jobs, baseOf, settings.rounds)) {
         await run(job);
-        // A variant is compared with its base target, which the plan puts right before its variants: the base runs
-        // the scenario again right after its last variant, and the comparison takes the mean of the two, so that a
-        // steady drift of the machine's speed cancels out (and, for writes, so does what the first run wrote).
-        const base = baseOf(job.entry);
-        const baseJob = jobs.find((candidate) => candidate.entry.target.name === base);
-        if (baseJob && baseOf(jobs[index + 1]?.entry) !== base) {
-          await run(baseJob);
-        }
       }
     }
     // Once the load is over: a deactivation through one replica, timed until the other's verification says so.
