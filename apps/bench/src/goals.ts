@@ -34,7 +34,10 @@ const PAGE_SCENARIOS = [
 
 const fmt = (value: number, digits = 2) => value.toFixed(digits);
 
-/** The mean of a figure over every measurement of a scenario on a target (a base target runs twice; every target `--rounds` times as often). */
+/**
+ * The mean of a figure over every measurement of a scenario on a target (a base target runs twice; every target
+ * `--rounds` times as often).
+ */
 function mean(
   results: readonly ScenarioResult[],
   target: string,
