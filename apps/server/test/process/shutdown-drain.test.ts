@@ -18,6 +18,7 @@ import {
   startTestServer,
   type TestDatabase,
 } from '@apikeys/server/testing';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const CONNECTIONS = 20;
@@ -139,13 +140,25 @@ describe.runIf(await postgresAvailable())('a server process shutting down on SIG
     );
 
     // Frozen, the server cannot read the requests before SIGTERM arrives: they sit unread in the kernel. On thawing,
-    // it reads them, then runs its SIGTERM handler; on PostgreSQL they are then still in flight (waiting for the
-    // database), so every response says `Connection: close`. (On SQLite the server would answer them within the
-    // read, before the handler runs, and keep the connections alive until the drain closes them.)
-    server.child.kill('SIGSTOP');
-    await Promise.all(connections.map((connection) => connection.write(listRequest(prepared.adminKey))));
-    server.child.kill('SIGTERM');
-    server.child.kill('SIGCONT');
+    // it reads them and runs its SIGTERM handler, in either order: the signal may reach a thread of its own after
+    // the main thread has read the sockets. The lock keeps the pages waiting for the database until the server has
+    // begun to shut down, so every request is in flight when the drain starts: each response says
+    // `Connection: close`. (Without the lock, on a busy machine, the pages could be answered before the handler
+    // runs, and the connections kept alive until the drain closes them.)
+    const lock = new pg.Client({ connectionString: prepared.url });
+    await lock.connect();
+    try {
+      await lock.query('begin');
+      await lock.query('lock table api_keys in access exclusive mode');
+      server.child.kill('SIGSTOP');
+      await Promise.all(connections.map((connection) => connection.write(listRequest(prepared.adminKey))));
+      server.child.kill('SIGTERM');
+      server.child.kill('SIGCONT');
+      await server.waitForLine((line) => line.msg === 'shutting down');
+      await lock.query('commit');
+    } finally {
+      await lock.end();
+    }
     const result = await outcomes(connections);
     const exit = await server.exited;
 
