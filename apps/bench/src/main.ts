@@ -33,8 +33,8 @@ apps/bench/results/*.json.
                           until every connection has had a response
   --first-warmup <s>      the same before each server's first scenario, while V8 optimizes its code (full: 8, quick: 4)
   --connections <n>       autocannon connections (50)
-  --rounds <n>            run every scenario on every target n times in turn (1); each side of a comparison (1M
-                          against 10k, a variant against its base) is the mean of its runs
+  --rounds <n>            run every scenario on every target n times in turn (1); every figure the targets judge
+                          (each side of a ratio, a p99, a rate) is the mean of its runs
   --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)
   --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20;
                           the references' scenarios compared with always run, and so does a variant's base
