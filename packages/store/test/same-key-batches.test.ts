@@ -110,10 +110,15 @@ describe.runIf(available)('concurrent updates of one key on PostgreSQL', () => {
   let database: TestDatabase;
   let store: Store;
   let client: pg.Client;
+  /** The SQL of every statement the store sent. */
+  const statements: string[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    ({ store } = await openMigratedStore({ kind: 'postgres', url: database.url }));
+    ({ store } = await openMigratedStore(
+      { kind: 'postgres', url: database.url },
+      { onQuery: (sql) => statements.push(sql) },
+    ));
     client = new pg.Client({ connectionString: database.url });
     await client.connect();
   });
@@ -130,6 +135,31 @@ describe.runIf(available)('concurrent updates of one key on PostgreSQL', () => {
       createdBy: { type: 'user', id: 'user_alice' },
     });
     return apiKey;
+  }
+
+  /** The name changes the key's update events recorded, in the order of the events. */
+  async function changesOf(keyId: string) {
+    const { rows } = await client.query<{ from: string; to: string }>(
+      `select name_before as from, name_after as to from audit_events
+       where target_id = $1 and type = 'api_key.updated' order by id`,
+      [keyId],
+    );
+    return rows;
+  }
+
+  /** Resolves once another connection of the database waits for a lock. */
+  async function anotherConnectionWaitsForALock(): Promise<void> {
+    for (let attempt = 0; attempt < 500; attempt += 1) {
+      const { rows } = await client.query(
+        `select 1 from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`,
+      );
+      if (rows.length > 0) {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error('no connection waited for a lock within 5 s');
   }
 
   /** The names each update event of the key recorded, in the order of the events, and the transactions they took. */
@@ -171,11 +201,7 @@ describe.runIf(available)('concurrent updates of one key on PostgreSQL', () => {
       const answers = await Promise.all(updates);
 
       expect(answers.filter((answer) => answer !== undefined)).toHaveLength(40);
-      const { rows } = await client.query<{ from: string; to: string }>(
-        `select name_before as from, name_after as to from audit_events
-         where target_id = $1 and type = 'api_key.updated' order by id`,
-        [key.id],
-      );
+      const rows = await changesOf(key.id);
       expect(rows).toHaveLength(40);
       // Each event's "from" is the previous one's "to": no update read the key under another's feet.
       rows.forEach((row, index) => {
@@ -203,5 +229,46 @@ describe.runIf(available)('concurrent updates of one key on PostgreSQL', () => {
       'fourth',
     ]);
     expect((await updateEvents(key.id)).names).toEqual(['first', 'second', 'fourth']);
+  });
+
+  // An update alone reads the key's old values without a row lock, and changes it only if no other transaction did
+  // since; when one did, it runs again with the lock (kysely-store.ts, `updateWithEvent`).
+  it('takes no row lock for an update alone when nothing else changes the key', async () => {
+    const key = await newKey();
+    statements.length = 0;
+
+    const updated = await store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'after' });
+
+    expect(updated?.name).toBe('after');
+    const updates = statements.filter((sql) => /\bupdate api_keys\b/.test(sql));
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).not.toMatch(/for update/);
+    expect(await changesOf(key.id)).toEqual([{ from: 'hot', to: 'after' }]);
+  });
+
+  it('records what another transaction committed while the update waited, not what it had read', async () => {
+    const key = await newKey();
+    await client.query('begin');
+    await client.query(`update api_keys set name = 'committed meanwhile' where id = $1`, [key.id]);
+    const update = store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'after' });
+    try {
+      await anotherConnectionWaitsForALock();
+    } finally {
+      await client.query('commit');
+    }
+
+    const updated = await update;
+
+    expect(updated?.name).toBe('after');
+    expect(await changesOf(key.id)).toEqual([{ from: 'committed meanwhile', to: 'after' }]);
+  });
+
+  it('answers an update of a key of another organization with no key, and records nothing', async () => {
+    const key = await newKey();
+    const other = await store.createOrganization('other organization');
+
+    expect(await store.updateApiKey(other.id, key.id, { name: 'after' })).toBeUndefined();
+    expect(await changesOf(key.id)).toEqual([]);
+    expect((await store.getApiKey(DEFAULT_ORGANIZATION.id, key.id))?.name).toBe('hot');
   });
 });
