@@ -145,6 +145,19 @@ function gracePeriodFacts(document: OpenApiDocument) {
   };
 }
 
+/** The latest expiry a request may set (`ExpiresAt.x-latest`), or undefined in a version without expiries. */
+function latestExpiryFact(document: OpenApiDocument): string | undefined {
+  const schema = (document.components.schemas as Record<string, Schema>).ExpiresAt;
+  if (schema === undefined) {
+    return undefined;
+  }
+  return required(
+    schema['x-latest'] as string | undefined,
+    'ExpiresAt.x-latest',
+    (value) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value),
+  );
+}
+
 /** The source of the facts module. */
 function render(documents: [string, OpenApiDocument][]): string {
   const versions = documents.map(([version]) => version);
@@ -172,6 +185,13 @@ function render(documents: [string, OpenApiDocument][]): string {
     const facts = gracePeriodFacts(document);
     if (facts !== undefined && JSON.stringify(facts) !== JSON.stringify(gracePeriod)) {
       throw new Error(`spec/openapi.yaml: ${version} changes the bounds of grace_period_seconds`);
+    }
+  }
+  const latestExpiry = required(latestExpiryFact(latest[1]), `ExpiresAt of ${latest[0]}`);
+  for (const [version, document] of documents) {
+    const fact = latestExpiryFact(document);
+    if (fact !== undefined && fact !== latestExpiry) {
+      throw new Error(`spec/openapi.yaml: ${version} changes ExpiresAt.x-latest`);
     }
   }
   const statusesByVersion = Object.fromEntries(
@@ -238,6 +258,12 @@ export const API_KEY_NAME_LENGTH = ${json(shared.nameLength)} as const;
  * the same in every version that has \`rotateApiKey\`).
  */
 export const ROTATION_GRACE_PERIOD_SECONDS = ${json(gracePeriod)} as const;
+
+/**
+ * The latest expiry a create or an update may set, in UTC with microseconds (\`ExpiresAt.x-latest\`, the same in every
+ * version that has expiries): every instant up to it is held exactly as microseconds in a JavaScript number.
+ */
+export const LATEST_EXPIRY = ${json(latestExpiry)};
 
 /** The largest request body the server reads, in bytes (\`x-max-request-body-bytes\`). */
 export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};

@@ -1,4 +1,4 @@
-import { API_VERSION, LATEST_API_VERSION } from '@apikeys/api-types';
+import { API_VERSION, LATEST_API_VERSION, LATEST_EXPIRY } from '@apikeys/api-types';
 import {
   API_KEYS_PATH,
   apiKeyPath,
@@ -234,5 +234,85 @@ describe('updating the expiry, and what an expired key allows', () => {
       type: 'invalid_request_error',
       message: /expires_at/,
     });
+  });
+});
+
+describe('the range of expiries: every accepted instant comes back exactly, later ones are refused', () => {
+  let server: TestServer;
+  let org: TestOrganizationWithClient;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization('expiry range');
+  });
+  afterAll(() => server.close());
+
+  async function send(operationId: 'createApiKey' | 'updateApiKey', path: string, body: unknown) {
+    const result = await server.request(path, {
+      method: 'POST',
+      headers: authHeaders(org.adminKey, { 'vendor-version': LATEST_API_VERSION, 'content-type': 'application/json' }),
+      body: JSON.stringify(body),
+    });
+    expectMatchesSpec(operationId, result.response, result.body, LATEST_API_VERSION);
+    return result;
+  }
+
+  const keyIds = async () => {
+    const result = await server.store.listApiKeys({ organizationId: org.id, limit: 1000 });
+    return result.kind === 'page' ? result.keys.map((key) => key.id) : [];
+  };
+
+  it.each([
+    LATEST_EXPIRY,
+    '2199-12-31T23:59:59.999998Z',
+    '2150-06-15T12:34:56.123457Z',
+    '2199-12-31T22:59:59.999999-01:00',
+  ])('creates a key that expires at %s and returns that instant to the microsecond, in every read', async (text) => {
+    const created = await send('createApiKey', API_KEYS_PATH, { name: 'far future', expires_at: text });
+    const expected = `${new Date(Date.parse(text)).toISOString().slice(0, 19)}${text.slice(19, 26)}Z`;
+
+    expect(created.response.status).toBe(200);
+    expect(created.body).toMatchObject({ expires_at: expected, status: 'active' });
+    const id = (created.body as { id: string }).id;
+    const read = await server.request(apiKeyPath(id), {
+      headers: authHeaders(org.adminKey, { 'vendor-version': LATEST_API_VERSION }),
+    });
+    expect(read.body).toMatchObject({ expires_at: expected });
+    const updated = await send('updateApiKey', apiKeyPath(id), { expires_at: text });
+    expect(updated.body).toMatchObject({ expires_at: expected });
+  });
+
+  it.each([
+    '2200-01-01T00:00:00Z',
+    '2199-12-31T23:59:59.999999-00:01',
+    '2262-04-11T23:47:16.854775Z',
+    '9999-12-31T23:59:59.999999Z',
+  ])('refuses an expiry of %s with 400 naming the field, and stores nothing', async (text) => {
+    const before = await keyIds();
+    expectError(await send('createApiKey', API_KEYS_PATH, { name: 'too far', expires_at: text }), {
+      operationId: 'createApiKey',
+      status: 400,
+      type: 'invalid_request_error',
+      message: `expires_at: must be no later than ${LATEST_EXPIRY}`,
+      version: LATEST_API_VERSION,
+    });
+    expect(await keyIds()).toEqual(before);
+  });
+
+  it('refuses an update to an expiry past the range, and changes nothing', async () => {
+    const { apiKey } = await server.store.createApiKey({
+      organizationId: org.id,
+      name: 'to extend',
+      createdBy: { id: 'user_expiry', type: 'user' },
+    });
+
+    expectError(await send('updateApiKey', apiKeyPath(apiKey.id), { expires_at: '9999-12-31T23:59:59.999999Z' }), {
+      operationId: 'updateApiKey',
+      status: 400,
+      type: 'invalid_request_error',
+      message: `expires_at: must be no later than ${LATEST_EXPIRY}`,
+      version: LATEST_API_VERSION,
+    });
+    expect(await server.store.getApiKey(org.id, apiKey.id)).toEqual(apiKey);
   });
 });

@@ -316,7 +316,11 @@ export interface components {
         };
         /** @description The ID of a workspace. */
         WorkspaceId: string;
-        /** @description A moment in the future, written as `DateTimeInput` describes. */
+        /**
+         * @description A moment in the future, written as `DateTimeInput` describes, and no later than `x-latest`
+         *     (2199-12-31T23:59:59.999999Z): every expiry in that range is stored and returned exactly, to the
+         *     microsecond. A later one is a `400` that names the field and changes nothing.
+         */
         ExpiresAt: components["schemas"]["DateTimeInput"];
         /**
          * @description The key to create. `workspace_id` omitted: the organization's default workspace; `null`: organization scope,

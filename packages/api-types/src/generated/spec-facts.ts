@@ -47,6 +47,12 @@ export const API_KEY_NAME_LENGTH = {"minimum":1,"maximum":500} as const;
  */
 export const ROTATION_GRACE_PERIOD_SECONDS = {"minimum":0,"maximum":604800,"default":0} as const;
 
+/**
+ * The latest expiry a create or an update may set, in UTC with microseconds (`ExpiresAt.x-latest`, the same in every
+ * version that has expiries): every instant up to it is held exactly as microseconds in a JavaScript number.
+ */
+export const LATEST_EXPIRY = "2199-12-31T23:59:59.999999Z";
+
 /** The largest request body the server reads, in bytes (`x-max-request-body-bytes`). */
 export const MAX_REQUEST_BODY_BYTES = 1048576;
 

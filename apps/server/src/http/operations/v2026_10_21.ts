@@ -1,4 +1,4 @@
-import type { API_VERSION_NAMES, v2026_10_21 } from '@apikeys/api-types';
+import { type API_VERSION_NAMES, LATEST_EXPIRY, type v2026_10_21 } from '@apikeys/api-types';
 import type { Principal } from '@apikeys/store';
 import { invalidRequest } from '../../domain/errors.js';
 import type { Readiness } from '../../health/readiness.js';
@@ -34,7 +34,20 @@ function microsOf<T extends string | null | undefined>(field: string, text: T): 
   return micros;
 }
 
-const expiresAtOf = <T extends string | null | undefined>(text: T) => microsOf('expires_at', text);
+/** The latest expiry a request may set (`ExpiresAt.x-latest`), in microseconds. */
+const LATEST_EXPIRY_MICROS = rfc3339ToMicros(LATEST_EXPIRY) as number;
+
+/**
+ * An `expires_at` of a request as microseconds (null: never; undefined: unchanged). Past the spec's latest expiry,
+ * microseconds no longer fit a number exactly: such a value is refused before anything is written.
+ */
+function expiresAtOf<T extends string | null | undefined>(text: T): number | Exclude<T, string> {
+  const micros = microsOf('expires_at', text);
+  if (typeof micros === 'number' && micros > LATEST_EXPIRY_MICROS) {
+    throw invalidRequest('expires_at', `must be no later than ${LATEST_EXPIRY}`);
+  }
+  return micros;
+}
 
 function principalOf(principal: Schemas['ApiKeyPrincipal'] | null | undefined): Principal | null {
   if (!principal) {
