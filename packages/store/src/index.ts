@@ -1,3 +1,4 @@
+export { ExpiredApiKeyError } from './expired-api-key-error.js';
 export {
   DatabaseOpenError,
   DatabaseUrlError,

@@ -19,13 +19,13 @@ import {
   idAfter,
   idBefore,
   NOTHING,
-  newAuditEventId,
   OPERATOR_CHANGES,
   type RecordedFields,
   seedAuditEventRows,
   toAuditEvent,
 } from './audit-events.js';
 import { isPostgres } from './dialect.js';
+import { ExpiredApiKeyError } from './expired-api-key-error.js';
 import { KeyChangeHub } from './key-changes.js';
 import { migrationProvider } from './migrations/index.js';
 import { type PreparedQuery, PreparedQueryCache, type SlotFunction } from './prepared-query.js';
@@ -79,6 +79,7 @@ import type {
   VerifierKeyRecord,
   VerifierKeyStatus,
 } from './types.js';
+import { atWriteTime, WRITE_TIME } from './write-time.js';
 
 /** The few things that differ between database engines; everything else is one Kysely implementation. */
 export interface DialectAdapter {
@@ -212,7 +213,6 @@ type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'expiresAt' | 'u
 
 /** The values the event of an update takes besides the update's. */
 type UpdateEventSlot =
-  | 'eventId'
   | 'eventIdSuffix'
   | 'actorType'
   | 'actorId'
@@ -254,9 +254,7 @@ const UPDATE_EVENT_COLUMNS = [
 ] as const satisfies readonly (keyof AuditEventsTable)[];
 
 /** The values of an update's event that come from its context. */
-function updateEventValues(
-  context: ChangeContext,
-): Record<Exclude<UpdateEventSlot, 'eventId' | 'eventIdSuffix'>, unknown> {
+function updateEventValues(context: ChangeContext): Record<Exclude<UpdateEventSlot, 'eventIdSuffix'>, unknown> {
   const columns = contextColumns(context);
   return {
     actorType: columns.actor_type,
@@ -376,6 +374,18 @@ function toAdminKey(
  */
 const SIGNED_EXPIRY = sql`case status when 'active' then coalesce(expires_at, 9223372036854775807)
   when 'inactive' then -coalesce(expires_at, 9223372036854775807) end`;
+
+/** Whether a patch changes what only a key that has not expired may change: its status (but archival), its expiry. */
+function revivesExpiredKeys(patch: ApiKeyPatch): boolean {
+  return patch.expiresAt !== undefined || patch.status === 'active' || patch.status === 'inactive';
+}
+
+/** The condition that a key (of `table`, if given) has not expired at `now`: archived, or no expiry, or a later one. */
+function unexpired(now: unknown, table?: string): RawBuilder<SqlBool> {
+  const column = (name: string) => sql.ref(table === undefined ? name : `${table}.${name}`);
+  const expiresAt = column('expires_at');
+  return sql<SqlBool>`(${column('status')} = 'archived' or ${expiresAt} is null or ${expiresAt} > ${now})`;
+}
 
 /** The effective statuses of keys that are not archived, in the order of their signed expiry at any moment. */
 const SIGNED_EXPIRY_ORDER = ['inactive', 'expired', 'active'] as const;
@@ -570,7 +580,7 @@ export class KyselyStore implements Store {
    */
   private async recordEvent(facts: EventFacts, context: ChangeContext): Promise<void> {
     if (this.recordsChanges) {
-      const occurredAt = facts.occurredAt ?? (await this.eventTime());
+      const occurredAt = facts.occurredAt ?? (await this.currentTime());
       await this.db
         .insertInto('audit_events')
         .values(eventRow({ ...facts, occurredAt }, context))
@@ -579,10 +589,11 @@ export class KyselyStore implements Store {
   }
 
   /**
-   * The time of an event made now. On PostgreSQL, the database's clock: every replica's events of one key are then
-   * timed by one clock, in the order their changes took the key's lock (an update times its event the same way).
+   * Now, by the clock that times changes and decides expiry when a key changes. On PostgreSQL, the database's clock:
+   * every replica's changes of one key are then timed by one clock, in the order they took the key's lock (an update
+   * reads it in its statement, the same way).
    */
-  private async eventTime(): Promise<EpochMicros> {
+  private async currentTime(): Promise<EpochMicros> {
     if (!isPostgres(this.db)) {
       return nowMicros();
     }
@@ -936,8 +947,8 @@ export class KyselyStore implements Store {
     }
     const key = toApiKey(row);
     const expiresAt = key.expiresAt ?? null;
-    // Read after the lock, so that a rotation that waited for another one is later than it.
-    const now = input.now ?? nowMicros();
+    // Read under the lock, so that a rotation or update that waited for another one is later than it.
+    const now = await this.currentTime();
     const status = effectiveStatus(key, now);
     if (status === 'archived' || status === 'expired') {
       return { kind: 'not_rotatable', key, status };
@@ -979,7 +990,7 @@ export class KyselyStore implements Store {
       context,
     );
     this.keyChanged({ kind: 'api_key', id });
-    return { kind: 'rotated', created, previous };
+    return { kind: 'rotated', created, previous, rotatedAt: now };
   }
 
   /** Runs a bulk insert, which writes through the engine's own connection, outside any transaction of this store. */
@@ -1108,11 +1119,18 @@ export class KyselyStore implements Store {
     }
     const update = this.preparedApiKeyUpdate(organizationId, id, patch, context);
     const batches = this.db.isTransaction ? undefined : this.sameKeyBatches;
-    if (batches) {
-      // Keyed by organization too: the first write of a batch locks the row only if it finds it.
-      return (await batches.write(`${organizationId}/${id}`, update)) as ApiKeyRecord | undefined;
+    // Keyed by organization too: the first write of a batch locks the row only if it finds it.
+    const updated = batches
+      ? ((await batches.write(`${organizationId}/${id}`, update)) as ApiKeyRecord | undefined)
+      : update.finish(await this.write(update.statements));
+    if (updated === undefined && revivesExpiredKeys(patch)) {
+      // No row: no such key, or one that had expired when the statement held its lock (an expired key stays so).
+      const key = await this.getApiKey(organizationId, id);
+      if (key) {
+        throw new ExpiredApiKeyError(key);
+      }
     }
-    return update.finish(await this.write(update.statements));
+    return updated;
   }
 
   /** The statements of an update (compiled), and what makes its answer of their rows once they have committed. */
@@ -1123,23 +1141,24 @@ export class KyselyStore implements Store {
     context: ChangeContext,
   ): PreparedWrite<ApiKeyRecord | undefined> {
     const { name, status, expiresAt } = patch;
-    const updatedAt = nowMicros();
     const postgres = isPostgres(this.db);
+    // Only an expired key's name and archival may change: the statements refuse the other changes (`unexpired`).
+    const guarded = revivesExpiredKeys(patch);
     const values = {
       organizationId,
       id,
       name,
       status,
       expiresAt,
-      updatedAt,
-      // PostgreSQL times the event in the statement and takes only the ID's random end; SQLite takes the whole ID.
-      eventId: this.recordsChanges && !postgres ? newAuditEventId(updatedAt) : undefined,
-      eventIdSuffix: this.recordsChanges && postgres ? auditEventIdSuffix() : undefined,
+      // PostgreSQL's statement reads the database's clock once it holds the row's lock; SQLite's group commit puts
+      // the time in when the write runs.
+      updatedAt: postgres ? nowMicros() : WRITE_TIME,
+      eventIdSuffix: this.recordsChanges ? auditEventIdSuffix() : undefined,
       ...updateEventValues(context),
     };
-    const shape = `${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}`;
-    const update = this.prepared.get<UpdateSlot>(`API key update:${shape}`, (slot) =>
-      this.db
+    const shape = `${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}:${guarded}`;
+    const update = this.prepared.get<UpdateSlot>(`API key update:${shape}`, (slot) => {
+      let statement = this.db
         .updateTable('api_keys')
         .set({
           ...(name !== undefined && { name: slot('name') }),
@@ -1148,9 +1167,12 @@ export class KyselyStore implements Store {
           updated_at: slot('updatedAt'),
         })
         .where('organization_id', '=', slot('organizationId'))
-        .where('id', '=', slot('id'))
-        .returning(API_KEY_SELECTION),
-    );
+        .where('id', '=', slot('id'));
+      if (guarded) {
+        statement = statement.where(unexpired(postgres ? DATABASE_NOW_MICROS : slot('updatedAt')));
+      }
+      return statement.returning(API_KEY_SELECTION);
+    });
     let statements: PreparedQuery<UpdateSlot | UpdateEventSlot>[] = [update];
     let statementsUnderLock: PreparedQuery<UpdateSlot | UpdateEventSlot>[] | undefined;
     let optimisticStatements: PreparedQuery<UpdateSlot | UpdateEventSlot>[] | undefined;
@@ -1159,14 +1181,14 @@ export class KyselyStore implements Store {
       if (postgres) {
         const withEvent = (read: OldValuesRead) =>
           this.prepared.get<UpdateSlot | UpdateEventSlot>(`API key update with event:${shape}:${read}`, (slot) =>
-            this.updateWithEvent(changed, slot, read),
+            this.updateWithEvent(changed, guarded, slot, read),
           );
         statements = [withEvent('lock first')];
         statementsUnderLock = [withEvent('already locked')];
         optimisticStatements = [withEvent('if unchanged')];
       } else {
         statements = [
-          this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, slot)),
+          this.prepared.get(`API key update event:${shape}`, (slot) => this.eventOfUpdate(changed, guarded, slot)),
           update,
         ];
       }
@@ -1204,18 +1226,20 @@ export class KyselyStore implements Store {
    */
   private updateWithEvent(
     changed: readonly (typeof UPDATED_FIELDS)[number][],
+    guarded: boolean,
     slot: SlotFunction<UpdateSlot | UpdateEventSlot>,
     read: OldValuesRead,
   ): Compilable {
     const assignments = changed.map(({ field, column }) => sql`${sql.ref(column)} = ${slot(field)}`);
     const lock = sql.raw(read === 'lock first' ? ' for update' : '');
     const unchanged = sql.raw(read === 'if unchanged' ? ' and k.xmin = old.version' : '');
+    const conditions = guarded ? sql` and ${unexpired(DATABASE_NOW_MICROS, 'old')}` : sql``;
     const statement = sql`with old as (
         select id, xmin as version, name, status, expires_at from api_keys
         where organization_id = ${slot('organizationId')} and id = ${slot('id')}${lock}
       ), updated as (
         update api_keys as k set ${sql.join([...assignments, sql`updated_at = ${slot('updatedAt')}`])}
-        from old where k.organization_id = ${slot('organizationId')} and k.id = old.id${unchanged}
+        from old where k.organization_id = ${slot('organizationId')} and k.id = old.id${unchanged}${conditions}
         returning ${sql.join(API_KEY_COLUMNS.map((column) => sql.ref(`k.${column}`)))},
           old.name as name_before, old.status as status_before, old.expires_at as expires_at_before
       ), event as (
@@ -1242,19 +1266,24 @@ export class KyselyStore implements Store {
    */
   private eventOfUpdate(
     changed: readonly (typeof UPDATED_FIELDS)[number][],
+    guarded: boolean,
     slot: SlotFunction<UpdateSlot | UpdateEventSlot>,
   ): Compilable {
     const after = (field: (typeof UPDATED_FIELDS)[number]) =>
       changed.includes(field) ? slot(field.field) : sql.ref(field.column);
     const [name, status, expiresAt] = UPDATED_FIELDS;
     const differs = changed.map((field) => sql`${sql.ref(field.column)} is not ${slot(field.field)}`);
+    const conditions = guarded ? sql` and ${unexpired(slot('updatedAt'))}` : sql``;
     const statement = sql`insert into audit_events (${sql.join(UPDATE_EVENT_COLUMNS.map((column) => sql.ref(column)))})
-      select ${slot('organizationId')}, ${slot('eventId')}, ${slot('updatedAt')}, 'api_key.updated',
+      select ${slot('organizationId')},
+        ${sql.lit(AUDIT_EVENT_ID_PREFIX)} || printf(${sql.lit(`%0${AUDIT_EVENT_TIME_DIGITS}x`)}, ${slot('updatedAt')})
+          || ${slot('eventIdSuffix')}, ${slot('updatedAt')}, 'api_key.updated',
         ${slot('actorType')}, ${slot('actorId')}, ${slot('actorName')}, 'api_key', id,
         name, ${after(name)}, status, ${after(status)}, expires_at, ${after(expiresAt)},
         ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')}
       from api_keys
-      where organization_id = ${slot('organizationId')} and id = ${slot('id')} and (${sql.join(differs, sql` or `)})`;
+      where organization_id = ${slot('organizationId')} and id = ${slot('id')}
+        and (${sql.join(differs, sql` or `)})${conditions}`;
     return { compile: () => statement.compile(this.db) };
   }
 
@@ -1265,8 +1294,9 @@ export class KyselyStore implements Store {
   private async write(compiled: CompiledWrite): Promise<unknown[][]> {
     if (this.db.isTransaction) {
       let rows: unknown[] = [];
+      const now = nowMicros();
       for (const { sql: text, parameters } of compiled) {
-        ({ rows } = await this.db.executeQuery(CompiledQuery.raw(text, parameters)));
+        ({ rows } = await this.db.executeQuery(CompiledQuery.raw(text, atWriteTime(parameters, now))));
       }
       return rows.map((row) => Object.values(row as object));
     }

@@ -275,16 +275,16 @@ export interface RotateApiKeyInput {
   gracePeriodMicros: EpochMicros;
   /** Who rotates: the creator of the new key. */
   createdBy: Creator;
-  /** The moment of the rotation, which decides whether the old key has expired; the current time when not given. */
-  now?: EpochMicros | undefined;
 }
 
 /**
- * What a rotation did: the new key (with its secret, shown once) and the old key as updated; or why nothing
- * changed: no such key in the organization, or a key whose effective status is archived or expired.
+ * What a rotation did: the new key (with its secret, shown once), the old key as updated, and the moment of the
+ * rotation (read once the old key was locked: it decided whether the key had expired, and the grace period runs from
+ * it); or why nothing changed: no such key in the organization, or a key whose effective status is archived or
+ * expired.
  */
 export type RotateApiKeyResult =
-  | { kind: 'rotated'; created: CreatedApiKey; previous: ApiKeyRecord }
+  | { kind: 'rotated'; created: CreatedApiKey; previous: ApiKeyRecord; rotatedAt: EpochMicros }
   | { kind: 'not_found' }
   | { kind: 'not_rotatable'; key: ApiKeyRecord; status: 'archived' | 'expired' };
 
@@ -432,7 +432,9 @@ export interface Store {
   /**
    * Applies the patch, durably, and returns the updated key, or undefined when no such key exists in the
    * organization. The patch must name a field: an empty one is a programmer error (TypeError). A patch that sets
-   * every field to the value it has records no event.
+   * every field to the value it has records no event. An expired key can only be renamed or archived: a patch that
+   * sets its status to `active` or `inactive`, or its expiry, changes nothing and throws ExpiredApiKeyError. Whether
+   * the key has expired is decided against the clock read under the key's lock, in the statement that changes it.
    */
   updateApiKey(
     organizationId: string,

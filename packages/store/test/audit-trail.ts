@@ -433,7 +433,6 @@ export function describeAuditTrail(
       it('rotateApiKey records api_key.created and api_key.rotated, each naming the other key', async () => {
         const organizationId = await newOrganization();
         const old = await newKey(organizationId, { name: 'rotate me' });
-        const now = nowMicros();
 
         let rotation: Awaited<ReturnType<Store['rotateApiKey']>> | undefined;
         const events = await eventsDuring(organizationId, async () => {
@@ -442,7 +441,6 @@ export function describeAuditTrail(
             id: old.id,
             gracePeriodMicros: HOUR_MICROS,
             createdBy: ROTATOR,
-            now,
           });
         });
 
@@ -463,7 +461,7 @@ export function describeAuditTrail(
             occurredAt: expect.any(Number),
             target: { type: 'api_key', id: old.id },
             related: { type: 'api_key', id: created?.id },
-            changes: { expiresAt: { from: null, to: now + HOUR_MICROS } },
+            changes: { expiresAt: { from: null, to: (rotation as { rotatedAt: number }).rotatedAt + HOUR_MICROS } },
           },
         ]);
         const [createdEvent, rotatedEvent] = [...events].sort((a, b) => a.type.localeCompare(b.type));
@@ -479,7 +477,7 @@ export function describeAuditTrail(
         const old = await newKey(organizationId, { expiresAt });
 
         const events = await eventsDuring(organizationId, () =>
-          store.rotateApiKey({ organizationId, id: old.id, gracePeriodMicros: HOUR_MICROS, createdBy: ROTATOR, now }),
+          store.rotateApiKey({ organizationId, id: old.id, gracePeriodMicros: HOUR_MICROS, createdBy: ROTATOR }),
         );
 
         const byType = Object.fromEntries(events.map((event) => [event.type, event]));

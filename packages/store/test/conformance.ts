@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExpiredApiKeyError } from '../src/expired-api-key-error.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { hashSecret } from '../src/secrets.js';
 import { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from '../src/statuses.js';
@@ -43,8 +44,6 @@ const API_SECRET = /^sk-api-[A-Za-z0-9]{49}$/;
 const WORKSPACE_ID = /^wrkspc_[A-Za-z0-9]{24}$/;
 const ALICE = { type: 'user', id: 'user_alice' } as const;
 const ROTATOR = { type: 'service_account', id: 'svcacct_rotator' } as const;
-/** A moment some keys of the rotation tests expire at. */
-const T_ROTATION = 1_800_000_000_000_000;
 const ADMIN_SECRET = /^sk-adm-[A-Za-z0-9]{49}$/;
 const VERIFIER_SECRET = /^sk-vfy-[A-Za-z0-9]{49}$/;
 const SEED_COUNT = 2000;
@@ -718,6 +717,70 @@ export function describeStoreConformance(
         expect(await store.updateApiKey(organizationId, UNKNOWN_ID, { name: 'x' })).toBeUndefined();
       });
 
+      it.each<[string, ApiKeyPatch]>([
+        ['status active', { status: 'active' }],
+        ['status inactive', { status: 'inactive' }],
+        ['a new expiry', { expiresAt: nowMicros() + HOUR_MICROS }],
+        ['no expiry', { expiresAt: null }],
+        ['a name and status active', { name: 'revived', status: 'active' }],
+      ])('an expired key cannot get %s: ExpiredApiKeyError, and nothing changes', async (_, patch) => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId, { status: 'inactive', expiresAt: nowMicros() - SECOND_MICROS });
+
+        await expect(store.updateApiKey(organizationId, apiKey.id, patch)).rejects.toEqual(
+          new ExpiredApiKeyError(apiKey),
+        );
+        await expect(
+          store.transaction((trx) => trx.updateApiKey(organizationId, apiKey.id, patch)),
+        ).rejects.toBeInstanceOf(ExpiredApiKeyError);
+
+        expect(await store.getApiKey(organizationId, apiKey.id)).toEqual(apiKey);
+      });
+
+      it('an expired key can be renamed and archived; an archived key whose expiry passed is not expired', async () => {
+        const organizationId = await newOrganization();
+        const expiresAt = nowMicros() - SECOND_MICROS;
+        const { apiKey } = await newKey(organizationId, { expiresAt });
+
+        expect(await store.updateApiKey(organizationId, apiKey.id, { name: 'renamed' })).toEqual({
+          ...apiKey,
+          name: 'renamed',
+        });
+        expect(await store.updateApiKey(organizationId, apiKey.id, { status: 'archived' })).toMatchObject({
+          status: 'archived',
+        });
+        expect(await store.updateApiKey(organizationId, apiKey.id, { status: 'inactive' })).toMatchObject({
+          status: 'inactive',
+          expiresAt,
+        });
+      });
+
+      it('an update sent before a rotation without grace period, but made after it, finds the key expired', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId);
+        let update: Promise<unknown> | undefined;
+
+        await store.transaction(async (trx) => {
+          // The rename holds the key (PostgreSQL: its row lock; SQLite: the one connection's transaction).
+          await trx.updateApiKey(organizationId, apiKey.id, { name: 'held' });
+          update = store.updateApiKey(organizationId, apiKey.id, { expiresAt: nowMicros() + HOUR_MICROS });
+          update.catch(() => {});
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          // Timed after the update was sent: only a clock read when the update is made sees the key expired.
+          const rotation = await trx.rotateApiKey({
+            organizationId,
+            id: apiKey.id,
+            gracePeriodMicros: 0,
+            createdBy: ROTATOR,
+          });
+          expect(rotation.kind).toBe('rotated');
+        });
+
+        await expect(update).rejects.toBeInstanceOf(ExpiredApiKeyError);
+        const key = (await store.getApiKey(organizationId, apiKey.id)) as ApiKeyRecord;
+        expect(effectiveStatus(key, nowMicros() + SECOND_MICROS)).toBe('expired');
+      });
+
       it('an update keeps the key in its place in the list order', async () => {
         const organizationId = await newOrganization();
         const created = [];
@@ -1014,11 +1077,11 @@ export function describeStoreConformance(
     });
 
     describe('rotating API keys', () => {
-      const rotate = (organizationId: string, id: string, gracePeriodMicros: EpochMicros, now?: EpochMicros) =>
-        store.rotateApiKey({ organizationId, id, gracePeriodMicros, createdBy: ROTATOR, now });
+      const rotate = (organizationId: string, id: string, gracePeriodMicros: EpochMicros) =>
+        store.rotateApiKey({ organizationId, id, gracePeriodMicros, createdBy: ROTATOR });
       /** Rotates a key that must be rotatable. */
-      const rotated = async (organizationId: string, id: string, gracePeriodMicros: EpochMicros, now?: EpochMicros) => {
-        const result = await rotate(organizationId, id, gracePeriodMicros, now);
+      const rotated = async (organizationId: string, id: string, gracePeriodMicros: EpochMicros) => {
+        const result = await rotate(organizationId, id, gracePeriodMicros);
         if (result.kind !== 'rotated') {
           throw new Error(`the rotation of ${id} found it ${result.kind}`);
         }
@@ -1063,9 +1126,8 @@ export function describeStoreConformance(
       it('with no grace period the old key expires at the moment of the rotation', async () => {
         const organizationId = await newOrganization();
         const { apiKey: old } = await newKey(organizationId);
-        const now = nowMicros();
 
-        const { previous } = await rotated(organizationId, old.id, 0, now);
+        const { previous, rotatedAt: now } = await rotated(organizationId, old.id, 0);
 
         expect(previous).toEqual({ ...old, expiresAt: now });
         expect(await store.getApiKey(organizationId, old.id)).toEqual(previous);
@@ -1075,9 +1137,8 @@ export function describeStoreConformance(
       it('with a grace period the old key keeps working until it ends', async () => {
         const organizationId = await newOrganization();
         const { apiKey: old } = await newKey(organizationId);
-        const now = nowMicros();
 
-        const { created, previous } = await rotated(organizationId, old.id, HOUR_MICROS, now);
+        const { created, previous, rotatedAt: now } = await rotated(organizationId, old.id, HOUR_MICROS);
         const activeAt = async (moment: EpochMicros) =>
           ids(await listAll(store, organizationId, { status: 'active' }, moment));
 
@@ -1092,7 +1153,7 @@ export function describeStoreConformance(
         const now = nowMicros();
         const { apiKey: old } = await newKey(organizationId, { expiresAt: now + 10 * SECOND_MICROS });
 
-        const { created, previous } = await rotated(organizationId, old.id, HOUR_MICROS, now);
+        const { created, previous } = await rotated(organizationId, old.id, HOUR_MICROS);
 
         expect(previous).toEqual(old);
         expect(created.apiKey.expiresAt).toBe(now + 10 * SECOND_MICROS);
@@ -1103,9 +1164,9 @@ export function describeStoreConformance(
         const now = nowMicros();
         const { apiKey: old } = await newKey(organizationId, { expiresAt: now + 24 * HOUR_MICROS });
 
-        const { created, previous } = await rotated(organizationId, old.id, HOUR_MICROS, now);
+        const { created, previous, rotatedAt } = await rotated(organizationId, old.id, HOUR_MICROS);
 
-        expect(previous.expiresAt).toBe(now + HOUR_MICROS);
+        expect(previous.expiresAt).toBe(rotatedAt + HOUR_MICROS);
         expect(created.apiKey.expiresAt).toBe(now + 24 * HOUR_MICROS);
       });
 
@@ -1153,16 +1214,36 @@ export function describeStoreConformance(
         expect(await listAll(store, organizationId)).toEqual([key]);
       });
 
-      it('the moment of the rotation decides whether the key has expired', async () => {
+      it('the moment of the rotation, read by the store, decides whether the key has expired', async () => {
         const organizationId = await newOrganization();
-        const { apiKey: key } = await newKey(organizationId, { expiresAt: T_ROTATION });
+        // A second apart from now: PostgreSQL reads its own clock.
+        const { apiKey: expired } = await newKey(organizationId, { expiresAt: nowMicros() - SECOND_MICROS });
+        const { apiKey: expiring } = await newKey(organizationId, { expiresAt: nowMicros() + SECOND_MICROS });
 
-        expect(await rotate(organizationId, key.id, 0, T_ROTATION)).toEqual({
+        expect(await rotate(organizationId, expired.id, 0)).toEqual({
           kind: 'not_rotatable',
-          key,
+          key: expired,
           status: 'expired',
         });
-        expect((await rotate(organizationId, key.id, 0, T_ROTATION - 1)).kind).toBe('rotated');
+        const { rotatedAt, previous } = await rotated(organizationId, expiring.id, 0);
+        expect(previous.expiresAt).toBe(rotatedAt);
+      });
+
+      it('a rotation that waited for a rotation without grace period finds the key expired', async () => {
+        const organizationId = await newOrganization();
+        const { apiKey } = await newKey(organizationId);
+        let second: Promise<Awaited<ReturnType<Store['rotateApiKey']>>> | undefined;
+
+        await store.transaction(async (trx) => {
+          expect(
+            (await trx.rotateApiKey({ organizationId, id: apiKey.id, gracePeriodMicros: 0, createdBy: ROTATOR })).kind,
+          ).toBe('rotated');
+          second = rotate(organizationId, apiKey.id, 0);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        });
+
+        expect(await second).toMatchObject({ kind: 'not_rotatable', status: 'expired' });
+        expect(await listAll(store, organizationId)).toHaveLength(2);
       });
 
       it('of two rotations of one key at the same time, one rotates it and the other finds it expired', async () => {

@@ -8,7 +8,7 @@ import {
   type CreatedApiKey,
   type Creator,
   type EpochMicros,
-  effectiveStatus,
+  ExpiredApiKeyError,
   nowMicros,
   type Principal,
   type RotateApiKeyResult,
@@ -47,11 +47,10 @@ export interface CreateApiKeyParams {
   now: EpochMicros;
 }
 
-/** What `rotateApiKey` takes. */
+/** What `rotateApiKey` takes. The store reads the moment of the rotation once it holds the key's lock. */
 export interface RotateApiKeyParams {
   gracePeriodSeconds: number;
   createdBy: Creator;
-  now: EpochMicros;
 }
 
 const apiKeyNotFound = (id: string) => notFound('api_key_id', 'API key', id);
@@ -106,19 +105,20 @@ export class ApiKeysService {
   ): Promise<ApiKeyRecord> {
     const { name, status, expiresAt, now = nowMicros() } = params;
     requireFuture(expiresAt, now);
-    const revives = expiresAt !== undefined || status === 'active' || status === 'inactive';
-    if (revives || (name === undefined && status === undefined)) {
-      const key = await this.getApiKey(organizationId, id);
-      if (!revives) {
-        return key;
-      }
-      if (effectiveStatus(key, now) === 'expired') {
+    if (name === undefined && status === undefined && expiresAt === undefined) {
+      return this.getApiKey(organizationId, id);
+    }
+    let key: ApiKeyRecord | undefined;
+    try {
+      // The store decides whether the key has expired under the key's lock, in the statement that changes it.
+      key = await this.store.updateApiKey(organizationId, id, { name, status, expiresAt } as ApiKeyPatch, context);
+    } catch (error) {
+      if (error instanceof ExpiredApiKeyError) {
         const field = expiresAt === undefined ? 'status' : 'expires_at';
         throw invalidRequest(field, 'the key has expired; an expired key can only be renamed or archived');
       }
+      throw error;
     }
-    // At least one field is set here: the update without any returned above.
-    const key = await this.store.updateApiKey(organizationId, id, { name, status, expiresAt } as ApiKeyPatch, context);
     if (!key) {
       throw apiKeyNotFound(id);
     }
@@ -163,7 +163,6 @@ export class ApiKeysService {
         id,
         gracePeriodMicros: params.gracePeriodSeconds * 1_000_000,
         createdBy: params.createdBy,
-        now: params.now,
       },
       context,
     );

@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { nowMicros } from '../time.js';
+import { atWriteTime } from '../write-time.js';
 import type { StatementCache } from './statement-cache.js';
 
 /** One statement and its parameters. */
@@ -65,7 +67,10 @@ export class GroupCommit {
     // A transaction function called inside another runs in a savepoint (better-sqlite3's nested transactions).
     const runOne = database.transaction((write: PendingWrite) => {
       let rows: unknown[][] = [];
-      for (const { sql, parameters } of write.statements) {
+      // The moment of the write, read as it runs: the batch holds the write lock.
+      const now = nowMicros();
+      for (const { sql, parameters: given } of write.statements) {
+        const parameters = atWriteTime(given, now);
         onStatement?.(sql, parameters);
         const statement = statements.get(sql);
         if (statement.reader) {

@@ -10,8 +10,10 @@ import {
   queryLog,
   type StoreOptions,
 } from '../store-options.js';
+import { nowMicros } from '../time.js';
 import type { KeyChangeListener, OpenedStore } from '../types.js';
 import { classifyingUnavailable } from '../unavailable.js';
+import { atWriteTime } from '../write-time.js';
 import { classifySqliteError } from './classify-errors.js';
 import { GroupCommit, type Statement } from './group-commit.js';
 import { StatementCache, withStatementCache } from './statement-cache.js';
@@ -172,12 +174,14 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   const afterTransaction = async (statements: readonly Statement[]): Promise<unknown[][]> => {
     const run = async (executor: Kysely<DatabaseSchema>) => {
       let rows: unknown[] = [];
+      // The moment of the write, read once the transaction before it has ended.
+      const now = nowMicros();
       for (const { sql, parameters } of statements) {
-        ({ rows } = await executor.executeQuery(CompiledQuery.raw(sql, parameters)));
+        ({ rows } = await executor.executeQuery(CompiledQuery.raw(sql, atWriteTime(parameters, now))));
       }
       return rows.map((row) => Object.values(row as object));
     };
-    return statements.length === 1 ? run(db) : db.transaction().execute(run);
+    return statements.length === 1 ? db.connection().execute(run) : db.transaction().execute(run);
   };
   const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
     if (database.inTransaction) {

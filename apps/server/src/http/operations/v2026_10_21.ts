@@ -116,17 +116,14 @@ export function v2026_10_21Handlers(services: Services, readiness: Readiness): O
       return toCreatedApiKeyJson(created, context);
     },
     rotateApiKey: async ({ caller, changes, path, body }) => {
-      const context = await serializeContext(caller);
-      const { created, previous } = await service.rotateApiKey(
+      const { created, previous, rotatedAt } = await service.rotateApiKey(
         caller.organizationId,
         path.api_key_id,
-        {
-          gracePeriodSeconds: body?.grace_period_seconds ?? 0,
-          createdBy: creatorOf(caller),
-          now: context.now,
-        },
+        { gracePeriodSeconds: body?.grace_period_seconds ?? 0, createdBy: creatorOf(caller) },
         changes,
       );
+      // Both keys as they are at the moment of the rotation, which the store read under the old key's lock.
+      const context = { ...(await serializeContext(caller)), now: rotatedAt };
       return { ...toCreatedApiKeyJson(created, context), rotated_api_key: toApiKeyJson(previous, context) };
     },
     listAuditEvents: async ({ caller, query }) => {
