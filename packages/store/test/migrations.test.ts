@@ -511,3 +511,80 @@ describe.runIf(await postgresAvailable())('0006 on PostgreSQL', () => {
     expect(await foreignKeys()).toEqual([]);
   });
 });
+
+const BEFORE_EXPIRY_RANGE = '0008-api-key-usage';
+/** 2199-12-31T23:59:59.999999Z: the latest expiry the API accepts, in microseconds. */
+const LATEST_EXPIRY_MICROS = 7_258_118_399_999_999;
+/** What `9999-12-31T23:59:59.999999Z` became in a number, and so in the database, before the range existed. */
+const YEAR_9999 = 253_402_300_800_000_000;
+
+describe.each(ENGINES.filter(({ available }) => available))('0009 on $engine', ({ open }) => {
+  let subject: Subject;
+  let store: Store | undefined;
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await subject.cleanup();
+  });
+
+  async function migrateTo(migration: string): Promise<void> {
+    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
+    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
+    expect(error).toBeUndefined();
+  }
+
+  const rowsOf = async (table: string) =>
+    (await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by id`.execute(subject.db)).rows;
+
+  it('brings expiries past the range, in keys and in audit events, to the latest one; nothing else changes', async () => {
+    subject = await open();
+    await migrateTo(BEFORE_EXPIRY_RANGE);
+    store = (await openStore(subject.location)).store;
+    const organizationId = DEFAULT_ORGANIZATION.id;
+    const createdBy = { type: 'user', id: 'user_alice' } as const;
+    // As the code before the range stored them: a create and an update past it, and keys within it.
+    const far = await store.createApiKey({ organizationId, name: 'year 9999', createdBy, expiresAt: YEAR_9999 });
+    const within = await store.createApiKey({
+      organizationId,
+      name: 'latest',
+      createdBy,
+      expiresAt: LATEST_EXPIRY_MICROS,
+    });
+    const never = await store.createApiKey({ organizationId, name: 'never', createdBy });
+    await store.updateApiKey(organizationId, never.apiKey.id, { expiresAt: LATEST_EXPIRY_MICROS + 1 });
+    await store.updateApiKey(organizationId, never.apiKey.id, { expiresAt: null });
+    await store.close();
+    store = undefined;
+    const keysBefore = await rowsOf('api_keys');
+    const eventsBefore = await rowsOf('audit_events');
+
+    await migrateTo('latest');
+
+    const clamp = (value: unknown) =>
+      value !== null && Number(value) > LATEST_EXPIRY_MICROS
+        ? LATEST_EXPIRY_MICROS
+        : value === null
+          ? null
+          : Number(value);
+    const normalize = (rows: Record<string, unknown>[], columns: string[]) =>
+      rows.map((row) => ({ ...row, ...Object.fromEntries(columns.map((column) => [column, clamp(row[column])])) }));
+    expect(normalize(await rowsOf('api_keys'), ['expires_at'])).toEqual(normalize(keysBefore, ['expires_at']));
+    expect(normalize(await rowsOf('audit_events'), ['expires_at_before', 'expires_at_after'])).toEqual(
+      normalize(eventsBefore, ['expires_at_before', 'expires_at_after']),
+    );
+    store = (await openStore(subject.location)).store;
+    expect(await store.getApiKey(organizationId, far.apiKey.id)).toMatchObject({ expiresAt: LATEST_EXPIRY_MICROS });
+    expect(await store.getApiKey(organizationId, within.apiKey.id)).toMatchObject({ expiresAt: LATEST_EXPIRY_MICROS });
+    const trail = await store.listAuditEvents({ organizationId, limit: 100, filters: { targetId: never.apiKey.id } });
+    expect(trail.kind === 'page' && trail.events.map((event) => event.changes.expiresAt)).toEqual([
+      { from: LATEST_EXPIRY_MICROS, to: null },
+      { from: null, to: LATEST_EXPIRY_MICROS },
+      undefined,
+    ]);
+    // The trail is immutable again.
+    await expect(sql`update audit_events set name_after = 'changed'`.execute(subject.db)).rejects.toThrow(
+      /audit events are immutable/,
+    );
+  });
+});

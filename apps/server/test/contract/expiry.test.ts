@@ -280,7 +280,33 @@ describe('the range of expiries: every accepted instant comes back exactly, late
     expect(read.body).toMatchObject({ expires_at: expected });
     const updated = await send('updateApiKey', apiKeyPath(id), { expires_at: text });
     expect(updated.body).toMatchObject({ expires_at: expected });
+    await expectEveryReadRenders(id, (created.body as { key: string }).key, expected);
   });
+
+  /** Lists (both versions), gets, verifies and reads the audit trail of a key: each answers 200, as the spec says. */
+  async function expectEveryReadRenders(id: string, secret: string, expiresAt: string) {
+    const reads: [Parameters<typeof expectMatchesSpec>[0], string, string, RequestInit?][] = [
+      ['listApiKeys', LATEST_API_VERSION, `${API_KEYS_PATH}?limit=1000`],
+      ['listApiKeys', API_VERSION, `${API_KEYS_PATH}?limit=1000`],
+      ['getApiKey', API_VERSION, apiKeyPath(id)],
+      ['listAuditEvents', LATEST_API_VERSION, `/v1/organizations/audit_events?target_id=${id}`],
+      [
+        'verifyApiKey',
+        LATEST_API_VERSION,
+        '/v1/keys/verify',
+        { method: 'POST', body: JSON.stringify({ key: secret }) },
+      ],
+    ];
+    for (const [operationId, version, path, init] of reads) {
+      const headers = authHeaders(org.adminKey, { 'vendor-version': version, 'content-type': 'application/json' });
+      const { response, body } = await server.request(path, { ...init, headers });
+      expect(response.status, `${operationId} ${version}`).toBe(200);
+      expectMatchesSpec(operationId, response, body, version as typeof API_VERSION);
+      if (operationId === 'verifyApiKey') {
+        expect(body).toMatchObject({ valid: true, key: { expires_at: expiresAt } });
+      }
+    }
+  }
 
   it.each([
     '2200-01-01T00:00:00Z',

@@ -1,5 +1,7 @@
+import { LATEST_EXPIRY } from '@apikeys/api-types';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { microsToRfc3339 } from '../../src/http/serializers/timestamps.js';
+import { microsToRfc3339, rfc3339ToMicros } from '../../src/http/serializers/timestamps.js';
 
 describe('microsToRfc3339', () => {
   it.each([
@@ -40,5 +42,25 @@ describe('microsToRfc3339', () => {
     const byText = [...micros].sort((a, b) => (microsToRfc3339(a) < microsToRfc3339(b) ? -1 : 1));
 
     expect(byText).toEqual([...micros].sort((a, b) => a - b));
+  });
+});
+
+describe('every expiry the API accepts reads back exactly', () => {
+  const latest = rfc3339ToMicros(LATEST_EXPIRY) as number;
+
+  it('the latest expiry is a safe integer of microseconds, and formats as the spec writes it', () => {
+    expect(Number.isSafeInteger(latest)).toBe(true);
+    expect(microsToRfc3339(latest)).toBe(LATEST_EXPIRY);
+  });
+
+  it('formats, then parses, every instant from the epoch to the latest expiry to the same microsecond', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: latest }), (micros) => {
+        const text = microsToRfc3339(micros);
+        expect(text).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+        expect(rfc3339ToMicros(text)).toBe(micros);
+      }),
+      { numRuns: 20_000, seed: 20_261_127 },
+    );
   });
 });

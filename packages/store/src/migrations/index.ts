@@ -7,6 +7,7 @@ import * as auditEvents from './0005-audit-events.js';
 import * as auditEventsUnlockedOrganization from './0006-audit-events-unlocked-organization.js';
 import * as verifierKeys from './0007-verifier-keys.js';
 import * as apiKeyUsage from './0008-api-key-usage.js';
+import * as expiriesWithinRange from './0009-expiries-within-range.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-audit-events-unlocked-organization': auditEventsUnlockedOrganization,
   '0007-verifier-keys': verifierKeys,
   '0008-api-key-usage': apiKeyUsage,
+  '0009-expiries-within-range': expiriesWithinRange,
 };
 
 /** Supplies the migrations from code, so they work the same from source, from a bundle and in tests. */
