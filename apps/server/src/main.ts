@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const store = metrics ? instrumentStore(openedStore, metrics) : openedStore;
 
   const { rateLimits } = config;
-  const limiter = new RequestLimiter(rateLimits, logger, metrics?.countRateLimitRejection);
+  const limiter = new RequestLimiter(rateLimits, logger, metrics);
   logger.info(
     {
       per_minute: rateLimits.perMinute || 'off',
