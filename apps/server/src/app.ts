@@ -24,6 +24,7 @@ import { assignRequestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { routesFromSpec } from './http/routes.js';
 import { strictQueryParameters } from './http/strict-query-parameters.js';
+import type { TrustProxy } from './http/trust-proxy.js';
 import { validateWithSpec } from './http/validate-with-spec.js';
 import type { Metrics } from './metrics/metrics.js';
 import { recordRequests } from './metrics/record-requests.js';
@@ -48,6 +49,8 @@ export interface AppDependencies {
   usage?: UsageRecorder | undefined;
   /** The admin console's build output; `apps/console/dist` when not given (`consoleBuildDirectory`). */
   consoleDirectory?: string | undefined;
+  /** Whose `X-Forwarded-For` gives a request's client address (`req.ip`); no one's (0) when not given. */
+  trustProxy?: TrustProxy | undefined;
 }
 
 /** The OpenAPI document of each API version. */
@@ -77,8 +80,9 @@ export function createApp({
   keyCache,
   usage,
   consoleDirectory,
+  trustProxy,
 }: AppDependencies): Express {
-  const app = configuredExpress();
+  const app = configuredExpress(trustProxy);
   const latest = documents[LATEST_API_VERSION];
   const probes = probePaths(latest);
   const api = express.Router({ strict: true, caseSensitive: true });
@@ -151,10 +155,11 @@ export function createApp({
 /** One stage of the operations' part of the pipeline: what follows authentication. */
 type OperationStage = RequestHandler | ErrorRequestHandler;
 
-/** An Express app with the settings every app of the API shares. */
-function configuredExpress(): Express {
+/** An Express app with the settings every app of the API shares, believing `trustProxy` for `req.ip`. */
+function configuredExpress(trustProxy: TrustProxy = 0): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', typeof trustProxy === 'number' ? trustProxy : [...trustProxy]);
   app.set('etag', false);
   // Paths match exactly as the spec writes them: no trailing slash, no other letter case. The validator reads
   // these two settings too, so it never matches an operation the router would not.

@@ -1,5 +1,6 @@
 import { DEFAULT_TIMEOUT_MS, parseDatabaseUrl, redactUrl, type StoreLocation } from '@apikeys/store';
 import { z } from 'zod';
+import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
 import type { RateLimitSettings } from './rate-limits/request-limiter.js';
 import { DEFAULT_KEY_CACHE, type KeyCacheSettings } from './verification/key-cache.js';
@@ -26,6 +27,11 @@ export interface Config {
   metrics: { port: number; host: string } | undefined;
   rateLimits: RateLimitSettings;
   /**
+   * Which proxies' `X-Forwarded-For` give a request's client address (`req.ip`): the address failed
+   * authentications are limited by and audit events record. 0, the default, trusts none.
+   */
+  trustProxy: TrustProxy;
+  /**
    * Whether every change is recorded in the audit trail (the default). Off only to measure what the trail costs:
    * changes are then not recorded at all.
    */
@@ -48,6 +54,21 @@ const wholeNumber = (min: number, max: number) =>
 const integer = (min: number, max: number, fallback: number) =>
   z.preprocess(unsetIfEmpty, wholeNumber(min, max).default(fallback));
 const optionalInteger = (min: number, max: number) => z.preprocess(unsetIfEmpty, wholeNumber(min, max).optional());
+/** TRUST_PROXY (see `parseTrustProxy`); unset trusts no proxy. */
+const trustProxy = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .optional()
+    .transform((text, context): TrustProxy => {
+      try {
+        return text === undefined ? 0 : parseTrustProxy(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+);
 
 const EnvSchema = z.object({
   PORT: integer(0, 65535, 8080),
@@ -64,6 +85,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000_000, 1200),
   RATE_LIMIT_BURST: integer(1, 1_000_000_000, 100),
   AUTH_FAILURE_LIMIT_PER_MINUTE: integer(0, 1_000_000, 30),
+  TRUST_PROXY: trustProxy,
   AUDIT_TRAIL: z.preprocess(unsetIfEmpty, z.enum(['on', 'off']).default('on')),
   VERIFY_CACHE_MAX_KEYS: integer(0, 10_000_000, DEFAULT_KEY_CACHE.maxEntries),
   VERIFY_CACHE_TTL_SECONDS: integer(1, 86_400, DEFAULT_KEY_CACHE.ttlMs / 1000),
@@ -94,6 +116,9 @@ const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
   RATE_LIMIT_BURST: 'a whole number of requests from 1',
   AUTH_FAILURE_LIMIT_PER_MINUTE: 'a whole number of failures a minute (0 turns the limit off)',
   REDIS_URL: 'redis://[user:password@]host:port[/db] or rediss://...',
+  TRUST_PROXY:
+    "a number of proxy hops from 0 to 100, or a comma-separated list of the proxies' addresses and subnets " +
+    '(10.0.0.5, 10.0.0.0/8, loopback)',
   AUDIT_TRAIL: 'on or off (off records no change: only to measure what the audit trail costs)',
   VERIFY_CACHE_MAX_KEYS: 'a whole number of secrets from 0 to 10000000 (0 turns the verification cache off)',
   VERIFY_CACHE_TTL_SECONDS: 'a whole number of seconds from 1 to 86400',
@@ -108,7 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const name = String(issue.path[0]) as keyof typeof EXPECTED;
       // A URL may hold a password: it is shown with the password hidden.
       const value = name.endsWith('_URL') ? redactUrl(String(env[name])) : env[name];
-      return `${name} must be ${EXPECTED[name]} (got ${JSON.stringify(value)})`;
+      // A custom issue says which part of the value is at fault.
+      const why = issue.code === 'custom' ? `: ${issue.message}` : '';
+      return `${name} must be ${EXPECTED[name]}${why} (got ${JSON.stringify(value)})`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
@@ -138,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authFailuresPerMinute: parsed.data.AUTH_FAILURE_LIMIT_PER_MINUTE,
       redisUrl: parsed.data.REDIS_URL,
     },
+    trustProxy: parsed.data.TRUST_PROXY,
     auditTrail: parsed.data.AUDIT_TRAIL === 'on',
     keyCache: {
       maxEntries: parsed.data.VERIFY_CACHE_MAX_KEYS,

@@ -35,14 +35,15 @@ async function main(): Promise<void> {
   const metrics = config.metrics && new Metrics();
   const store = metrics ? instrumentStore(openedStore, metrics) : openedStore;
 
-  const { rateLimits } = config;
-  const limiter = new RequestLimiter(rateLimits, logger, metrics?.countRateLimitRejection);
+  const { rateLimits, trustProxy } = config;
+  const limiter = new RequestLimiter(rateLimits, logger, metrics);
   logger.info(
     {
       per_minute: rateLimits.perMinute || 'off',
       burst: rateLimits.burst,
       auth_failures_per_minute: rateLimits.authFailuresPerMinute || 'off',
       shared_in: rateLimits.redisUrl ? redactUrl(rateLimits.redisUrl) : 'memory (this process)',
+      trust_proxy: trustProxy,
     },
     'rate limits',
   );
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
   const usage = new UsageRecorder(store, logger);
   usage.start();
   const readiness = new Readiness(store, { deadlineMs: config.databaseTimeoutMs });
-  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache, usage });
+  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache, usage, trustProxy });
   const metricsServer =
     config.metrics && metrics && (await startMetricsServer({ ...config.metrics, registry: metrics.registry }));
   if (metricsServer) {

@@ -87,8 +87,7 @@ export async function startTestServer(
   await migrator.migrateToLatest();
   const logLines: string[] = [];
   const logger = createLogger(options.logLevel ?? 'info', captureLog(logLines));
-  const limiter =
-    options.rateLimits && new RequestLimiter(options.rateLimits, logger, metrics?.countRateLimitRejection);
+  const limiter = options.rateLimits && new RequestLimiter(options.rateLimits, logger, metrics);
   const readiness = new Readiness(store);
   const keyCache = await startKeyCache(store, options.keyCache ?? DEFAULT_KEY_CACHE, logger);
   // Written when a test asks (`flushKeyUsage`) and at close, never on a timer: a test decides when.

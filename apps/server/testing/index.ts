@@ -48,6 +48,7 @@ export {
 } from './in-process-server.js';
 export { type PreparedDatabase, prepareDatabase } from './prepared-database.js';
 export {
+  deployDocHaproxyConfig,
   HAPROXY_BINARY,
   type HaproxyPlaces,
   type HaproxyStatRow,

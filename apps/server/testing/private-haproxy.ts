@@ -4,12 +4,27 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { closedPort } from './http.js';
 import type { ProcessExit } from './server-process.js';
 import { waitForPort } from './wait-for-port.js';
 
 /** Debian's HAProxy (`apt-get install haproxy`; `.ci/run` installs it). */
 export const HAPROXY_BINARY = '/usr/sbin/haproxy';
+
+const DEPLOY_DOC = fileURLToPath(new URL('../../../docs/deploy.md', import.meta.url));
+
+/**
+ * The HAProxy configuration of docs/deploy.md (its first ```haproxy block), so that tests run exactly what the
+ * documentation ships. It expands `APIKEYS_LB_LISTEN`, `APIKEYS_LB_ADMIN_SOCKET`, `APIKEYS_REPLICA_1` and `_2`.
+ */
+export function deployDocHaproxyConfig(): string {
+  const match = /```haproxy\n([\s\S]*?)```/.exec(readFileSync(DEPLOY_DOC, 'utf8'));
+  if (!match?.[1]) {
+    throw new Error(`no \`\`\`haproxy block in ${DEPLOY_DOC}`);
+  }
+  return match[1];
+}
 
 /** Where a private HAProxy listens and where its admin socket is: the configuration reads them from variables. */
 export interface HaproxyPlaces {

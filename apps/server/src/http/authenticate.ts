@@ -40,11 +40,12 @@ export interface CredentialsByHash {
 }
 
 /**
- * The 401 of a request without a valid admin key, or a 429 once its address has failed too often: the limiter
- * counts failures only, so a valid admin key is never refused because of someone else's guesses.
+ * The 401 of a request without a valid admin key, or a 429 once its client address (`req.ip`: behind a trusted
+ * proxy, the address it forwarded) has failed too often: the limiter counts failures only, so a valid admin key is
+ * never refused because of someone else's guesses.
  */
 async function refuse(req: Request, limiter: RequestLimiter | undefined, message: string): Promise<HttpError> {
-  const wait = await limiter?.consumeFailedAuthentication(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  const wait = await limiter?.consumeFailedAuthentication(req.ip ?? 'unknown');
   if (wait === undefined) {
     return HttpError.of('authentication_error', message);
   }

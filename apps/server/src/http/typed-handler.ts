@@ -84,8 +84,9 @@ export type OperationHandler<V extends ApiVersion, K extends OperationIdOf<V>> =
 export type OperationHandlers<V extends ApiVersion> = { [K in OperationIdOf<V>]: OperationHandler<V, K> };
 
 /**
- * The changes a request makes are the caller's admin key's, through this request and client. A verifier key reaches
- * only operations that change nothing (the routes refuse it the others), so it has no change context.
+ * The changes a request makes are the caller's admin key's, through this request and client: the client's address
+ * is `req.ip`, the one its failed authentications are limited by. A verifier key reaches only operations that change
+ * nothing (the routes refuse it the others), so it has no change context.
  */
 function changeContext(caller: Caller, req: Request, res: Response): ChangeContext {
   if (caller.kind !== 'admin_key') {
@@ -94,7 +95,7 @@ function changeContext(caller: Caller, req: Request, res: Response): ChangeConte
   return {
     actor: { type: 'admin_key', id: caller.adminKeyId },
     requestId: requestIdOf(res),
-    client: { ipAddress: req.socket.remoteAddress ?? null, userAgent: req.headers['user-agent'] ?? null },
+    client: { ipAddress: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ConnectionPoolStats, UnavailableReason } from '@apikeys/store';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { RateLimitName } from '../rate-limits/request-limiter.js';
+import type { RateLimitCounters, RateLimitName } from '../rate-limits/request-limiter.js';
 
 /** The prefix of the service's own metrics (the default process metrics keep their standard names). */
 const PREFIX = 'apikeys_';
@@ -37,13 +37,14 @@ export type QueryOutcome = 'ok' | 'error';
  * decorator and the rate limiter record into. Label values come from closed sets (operationIds, statuses, store
  * method names, reasons), never from paths, IDs or secrets.
  */
-export class Metrics {
+export class Metrics implements RateLimitCounters {
   readonly registry = new Registry();
   readonly #requests: Counter<'operation' | 'status'>;
   readonly #requestDuration: Histogram<'operation'>;
   readonly #queryDuration: Histogram<'kind' | 'outcome'>;
   readonly #databaseErrors: Counter<'reason'>;
   readonly #rateLimitRejections: Counter<'limit'>;
+  readonly #unlimitedRequests: Counter<'limit'>;
 
   constructor() {
     const registers = [this.registry];
@@ -80,11 +81,18 @@ export class Metrics {
       labelNames: ['limit'],
       registers,
     });
+    this.#unlimitedRequests = new Counter({
+      name: `${PREFIX}rate_limit_unlimited_requests_total`,
+      help: 'Requests a limit let through without counting them because its store (Redis) failed, by limit',
+      labelNames: ['limit'],
+      registers,
+    });
     for (const reason of [...Object.keys(UNAVAILABLE_REASONS), OTHER_DATABASE_ERROR]) {
       this.#databaseErrors.inc({ reason }, 0);
     }
     for (const limit of Object.keys(RATE_LIMITS)) {
       this.#rateLimitRejections.inc({ limit }, 0);
+      this.#unlimitedRequests.inc({ limit }, 0);
     }
   }
 
@@ -104,10 +112,15 @@ export class Metrics {
     this.#databaseErrors.inc({ reason });
   }
 
-  /** Counts a request refused by a rate limit. An arrow function, so that it can be handed over as a callback. */
-  readonly countRateLimitRejection = (limit: RateLimitName): void => {
+  /** Counts a request refused by a rate limit. */
+  countRateLimitRejection(limit: RateLimitName): void {
     this.#rateLimitRejections.inc({ limit });
-  };
+  }
+
+  /** Counts a request a limit let through uncounted because its store (Redis) failed. */
+  countUnlimitedRequest(limit: RateLimitName): void {
+    this.#unlimitedRequests.inc({ limit });
+  }
 
   /** Exposes the connection pools that `read` reports, read at each scrape, as gauges labelled by pool. */
   watchPools(read: () => ConnectionPoolStats[] | undefined): void {

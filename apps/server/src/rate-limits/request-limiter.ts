@@ -24,12 +24,20 @@ export interface RateLimitSettings {
 /** The limits that refuse requests: an admin key's budget, and failed authentications per client address. */
 export type RateLimitName = 'admin_key' | 'auth_failures';
 
+/** Where the limiter reports what its limits do (the metrics). */
+export interface RateLimitCounters {
+  /** A request a limit refused with 429. */
+  countRateLimitRejection(limit: RateLimitName): void;
+  /** A request a limit let through without counting it, because the limit's store (Redis) failed. */
+  countUnlimitedRequest(limit: RateLimitName): void;
+}
+
 /** What the limiter says of one request: whether it may go on, and the admin key's budget for the headers. */
 export type Verdict =
   | { allowed: true; limit: number; remaining: number; resetSeconds: number }
   | { allowed: false; limit: number; resetSeconds: number; retryAfterSeconds: number };
 
-/** A limiter's warning about its store (Redis) is logged at most once in this many milliseconds. */
+/** Each warning about the store (Redis) is logged at most once in this many milliseconds. */
 const WARN_INTERVAL_MS = 60_000;
 
 // The Redis client fails a command at once when it is not connected (no offline queue), and gives up on a stalled
@@ -38,6 +46,21 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 const REDIS_CONNECT_TIMEOUT_MS = 2000;
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** A gate that opens at most once per `intervalMs`: `open()` says whether it opened now. */
+function onceEvery(intervalMs: number): { open(): boolean } {
+  let openedAt = Number.NEGATIVE_INFINITY;
+  return {
+    open() {
+      const now = performance.now();
+      if (now - openedAt < intervalMs) {
+        return false;
+      }
+      openedAt = now;
+      return true;
+    },
+  };
+}
 
 /** `1 second`, `3 seconds`: how long a client is asked to wait, in an error message. */
 export function describeWait(waitSeconds: number): string {
@@ -48,20 +71,25 @@ export function describeWait(waitSeconds: number): string {
  * Rate limits by admin key, and failed authentications by client address, with rate-limiter-flexible in memory or in
  * Redis. An admin key's budget behaves like a token bucket of `burst` tokens refilled at `perMinute` a minute: two
  * windows bound it, `perMinute` requests a minute and `burst` requests per the time the rate takes to refill a
- * burst (100 per 5 s at 1,200 a minute). If Redis fails, requests are let through (fail open) and a warning is
- * logged once a minute: a limiter must never turn into an outage.
+ * burst (100 per 5 s at 1,200 a minute). If Redis fails, requests are let through uncounted (fail open): a limiter
+ * must never turn into an outage. Each request let through so is counted (`countUnlimitedRequest`), and the first
+ * one logs a warning, then at most one a minute. That warning stands on its own: Redis connection errors, which
+ * come whether or not a request needs Redis, log warnings of their own, so they never stand in for it.
  */
 export class RequestLimiter {
   readonly #requests: RateLimiterUnion | undefined;
   readonly #authFailures: RateLimiterAbstract | undefined;
   readonly #redis: Redis | undefined;
-  #lastWarning = Number.NEGATIVE_INFINITY;
+  readonly #unlimitedWarning = onceEvery(WARN_INTERVAL_MS);
+  readonly #connectionWarning = onceEvery(WARN_INTERVAL_MS);
+  /** Whether a warning about unlimited requests was logged since requests were last counted. */
+  #warnedUnlimited = false;
 
-  /** `onRefusal` hears of every request a limit refuses (for metrics). */
+  /** `counters` hears of every request a limit refuses, and of every one let through uncounted (for metrics). */
   constructor(
     private readonly settings: RateLimitSettings,
     private readonly logger: Logger,
-    private readonly onRefusal?: (limit: RateLimitName) => void,
+    private readonly counters?: RateLimitCounters,
   ) {
     this.#redis = settings.redisUrl ? this.#connectRedis(settings.redisUrl) : undefined;
     if (settings.perMinute > 0) {
@@ -93,6 +121,7 @@ export class RequestLimiter {
     const limit = this.settings.perMinute;
     try {
       const results = Object.values(await this.#requests.consume(adminKeyId));
+      this.#counted();
       const remaining = Math.min(...results.map((result) => result.remainingPoints));
       const resetSeconds = Math.max(...results.map((result) => Math.ceil(result.msBeforeNext / 1000)));
       return { allowed: true, limit, remaining, resetSeconds };
@@ -101,11 +130,15 @@ export class RequestLimiter {
       const refusals = results.filter((result): result is RateLimiterRes => result instanceof RateLimiterRes);
       if (refusals.length === 0 || refusals.length < results.length) {
         // A limiter failed rather than refused (Redis is down): the request goes through.
-        this.#warn(results.find((result) => !(result instanceof RateLimiterRes)));
+        this.#letThroughUnlimited(
+          'admin_key',
+          results.find((result) => !(result instanceof RateLimiterRes)),
+        );
         return undefined;
       }
+      this.#counted();
       const wait = Math.max(...refusals.map((result) => result.msBeforeNext));
-      this.onRefusal?.('admin_key');
+      this.counters?.countRateLimitRejection('admin_key');
       return { allowed: false, limit, resetSeconds: seconds(wait), retryAfterSeconds: seconds(wait) };
     }
   }
@@ -120,13 +153,15 @@ export class RequestLimiter {
     }
     try {
       await this.#authFailures.consume(address);
+      this.#counted();
       return undefined;
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
-        this.onRefusal?.('auth_failures');
+        this.#counted();
+        this.counters?.countRateLimitRejection('auth_failures');
         return seconds(rejection.msBeforeNext);
       }
-      this.#warn(rejection);
+      this.#letThroughUnlimited('auth_failures', rejection);
       return undefined;
     }
   }
@@ -150,18 +185,29 @@ export class RequestLimiter {
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
     });
     // Without a listener an 'error' event would crash the process; ioredis reconnects by itself.
-    redis.on('error', (error: Error) => this.#warn(error));
+    redis.on('error', (error: Error) => {
+      if (this.#connectionWarning.open()) {
+        this.logger.warn({ detail: error.message }, 'rate limiter: Redis connection error');
+      }
+    });
     return redis;
   }
 
-  /** Logs that the limiter's store failed, at most once a minute. */
-  #warn(error: unknown): void {
-    const now = Date.now();
-    if (now - this.#lastWarning < WARN_INTERVAL_MS) {
-      return;
+  /** Counts a request let through because `limit`'s store failed, and warns (at most once a minute). */
+  #letThroughUnlimited(limit: RateLimitName, error: unknown): void {
+    this.counters?.countUnlimitedRequest(limit);
+    if (this.#unlimitedWarning.open()) {
+      this.#warnedUnlimited = true;
+      const detail = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ limit, detail }, 'rate limiter unavailable: requests are not limited until it is back');
     }
-    this.#lastWarning = now;
-    const detail = error instanceof Error ? error.message : String(error);
-    this.logger.warn({ detail }, 'rate limiter unavailable: requests are not limited until it is back');
+  }
+
+  /** Notes that the store counted a request: once after a warning, says that requests are limited again. */
+  #counted(): void {
+    if (this.#warnedUnlimited) {
+      this.#warnedUnlimited = false;
+      this.logger.info('rate limiter back: requests are limited again');
+    }
   }
 }

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import {
   API_KEYS_PATH,
   apiKeyPath,
@@ -8,6 +6,7 @@ import {
   closedPort,
   createTestDatabase,
   DEFAULT_ORGANIZATION,
+  deployDocHaproxyConfig,
   type PreparedDatabase,
   type PrivateHaproxy,
   postgresAvailable,
@@ -21,8 +20,6 @@ import {
 import { openStore, parseDatabaseUrl } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-/** The HAProxy configuration of docs/deploy.md: the test runs exactly what the documentation ships. */
-const DEPLOY_DOC = fileURLToPath(new URL('../../../../docs/deploy.md', import.meta.url));
 const BACKEND = 'apikeys_replicas';
 const REPLICAS = ['replica1', 'replica2'] as const;
 type ReplicaName = (typeof REPLICAS)[number];
@@ -36,15 +33,6 @@ const KEYS_PER_WRITER = 10;
 const PAUSE_MS = 5;
 /** Requests a replica process must have served before the next step, so that each step proves something. */
 const SERVED_PER_STEP = 50;
-
-/** The first fenced block of `language` in a Markdown file. */
-function fencedBlock(file: string, language: string): string {
-  const match = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(readFileSync(file, 'utf8'));
-  if (!match?.[1]) {
-    throw new Error(`no \`\`\`${language} block in ${file}`);
-  }
-  return match[1];
-}
 
 type Kind = 'list' | 'get' | 'update';
 
@@ -173,7 +161,7 @@ describe.runIf(await postgresAvailable())('a rolling restart of two replicas beh
       ports[name] = await closedPort();
     }
     await Promise.all(REPLICAS.map(startReplica));
-    haproxy = await startPrivateHaproxy(fencedBlock(DEPLOY_DOC, 'haproxy'), ({ listen, adminSocket }) => ({
+    haproxy = await startPrivateHaproxy(deployDocHaproxyConfig(), ({ listen, adminSocket }) => ({
       APIKEYS_LB_LISTEN: listen,
       APIKEYS_LB_ADMIN_SOCKET: adminSocket,
       APIKEYS_REPLICA_1: `127.0.0.1:${ports.replica1}`,

@@ -129,6 +129,53 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('hunter2');
   });
 
+  describe('TRUST_PROXY', () => {
+    it("trusts no proxy when unset or blank: the client is the connection's peer", () => {
+      expect(loadConfig({}).trustProxy).toBe(0);
+      expect(loadConfig({ TRUST_PROXY: ' ' }).trustProxy).toBe(0);
+    });
+
+    it.each([
+      ['0', 0],
+      ['1', 1],
+      [' 2 ', 2],
+      ['100', 100],
+    ])('reads %j as a hop count', (value, hops) => {
+      expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(hops);
+    });
+
+    it.each([
+      ['10.0.0.5', ['10.0.0.5']],
+      ['10.0.0.5, 10.0.0.6', ['10.0.0.5', '10.0.0.6']],
+      ['10.0.0.0/8,192.168.1.0/255.255.255.0', ['10.0.0.0/8', '192.168.1.0/255.255.255.0']],
+      ['loopback, linklocal, uniquelocal', ['loopback', 'linklocal', 'uniquelocal']],
+      ['::1, fd00::/8, ::ffff:10.0.0.5', ['::1', 'fd00::/8', '::ffff:10.0.0.5']],
+    ])('reads %j as a list of addresses and subnets', (value, list) => {
+      expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(list);
+    });
+
+    it.each([
+      ['101', '101 hops is more than 100'],
+      ['-1', '"-1" is not an IP address'],
+      ['1.5', '"1.5" is not an IP address'],
+      ['10.0.0.999', '"10.0.0.999" is not an IP address'],
+      ['10.0.0.5, haproxy.internal', '"haproxy.internal" is not an IP address'],
+      ['10.0.0.0/33', '"10.0.0.0/33" is not an IP address, a subnet'],
+      ['10.0.0.0/0', '"10.0.0.0/0" is not an IP address, a subnet'],
+      ['10.0.0.5,,10.0.0.6', 'the list has an empty entry'],
+      ['10.0.0.5,', 'the list has an empty entry'],
+      ['true', '"true" would trust every client to name its own address'],
+      ['false', '"false" is not an IP address'],
+    ])('refuses %j with a message naming the variable and what is wrong', (value, reason) => {
+      const error = configErrorOf({ TRUST_PROXY: value });
+
+      expect(error.message).toContain('TRUST_PROXY must be a number of proxy hops from 0 to 100, or a comma-separated');
+      expect(error.message).toContain(reason);
+      expect(error.message).toContain(`(got ${JSON.stringify(value)})`);
+      expect(error.message).not.toContain('\n');
+    });
+  });
+
   it.each([' ', '  \t'])('does not read a blank PORT (%j) as port 0: it is unset or rejected', (value) => {
     let port: number | undefined;
     try {

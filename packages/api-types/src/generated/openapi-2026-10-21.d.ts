@@ -521,7 +521,7 @@ export interface components {
         };
         /** @description The HTTP client of the request. */
         AuditClient: {
-            /** @description The IP address of the connection the request came on (behind a proxy, the proxy's). */
+            /** @description The client's IP address: that of the connection the request came on or, when the connection comes from a proxy the server trusts, the client's address as that proxy forwarded it (`X-Forwarded-For`). */
             ip_address: string | null;
             /** @description The request's `user-agent` header; `null` when it had none. */
             user_agent: string | null;
