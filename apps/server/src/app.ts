@@ -39,7 +39,7 @@ export interface AppDependencies {
   documents?: VersionDocuments;
   /** Rate limits per admin key and per failing address; no limits when not given. */
   limiter?: RequestLimiter | undefined;
-  /** What `GET /ready` reports; `listen()` marks it started once the app is warm. A new one when not given. */
+  /** What `GET /ready` reports; `warmUpAndMarkStarted()` marks it started. A new one when not given. */
   readiness?: Readiness;
   /** Where requests are counted and timed; nothing is recorded (and nothing is paid for) when not given. */
   metrics?: Metrics | undefined;
@@ -133,7 +133,7 @@ export function createApp({
   // of every request and response twice.)
   app.use(api);
   app.use(lastResort(logger));
-  warmUps.set(app, async () => {
+  warmUps.set(app, async (signal) => {
     const report: WarmUpReport = [];
     for (const version of API_VERSIONS) {
       const stagesOfVersion = stages[version];
@@ -144,6 +144,7 @@ export function createApp({
           lastResort(logger),
           documents[version],
           version,
+          signal,
         )),
       );
     }
@@ -173,17 +174,17 @@ function configuredExpress(trustProxy: TrustProxy = 0): Express {
   return app;
 }
 
-const warmUps = new WeakMap<Express, () => Promise<WarmUpReport>>();
+const warmUps = new WeakMap<Express, (signal?: AbortSignal) => Promise<WarmUpReport>>();
 
 /**
  * Sends one request per operation of each version's document through that version's operation stages (see
  * `warmUpOperations`), so that each validator has compiled every operation before the first caller arrives.
- * Resolves with what each answered.
+ * Resolves with what each answered; once `signal` aborts, with what was sent until then.
  */
-export function warmUp(app: Express): Promise<WarmUpReport> {
+export function warmUp(app: Express, signal?: AbortSignal): Promise<WarmUpReport> {
   const run = warmUps.get(app);
   if (!run) {
     throw new TypeError('warmUp() takes an app made by createApp()');
   }
-  return run();
+  return run(signal);
 }

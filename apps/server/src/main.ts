@@ -7,12 +7,12 @@ import { instrumentStore } from './metrics/instrument-store.js';
 import { Metrics } from './metrics/metrics.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
 import { RequestLimiter } from './rate-limits/request-limiter.js';
-import { listen, shutdown } from './server.js';
+import { listen, shutdown, warmUpAndMarkStarted } from './server.js';
 import { logStartupHints } from './startup-hints.js';
 import { startKeyCache } from './verification/key-cache.js';
 import { UsageRecorder } from './verification/usage-recorder.js';
 
-/** Starts the server: configuration, store, migrations, app, listen, and a graceful shutdown on signals. */
+/** Starts the server: configuration, store, migrations, app, signals, listen, warm-up, and a graceful shutdown. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, logDestination(config.logFormat));
@@ -58,10 +58,9 @@ async function main(): Promise<void> {
   if (metricsServer) {
     logger.info({ url: metricsServer.url }, 'metrics listening');
   }
-  const server = await listen(app, { port: config.port, host: config.host, logger, readiness });
-
-  // In place before the `listening` line: whoever reads it may send a signal at once.
+  // Handled from before the port is bound: a client may connect, and a supervisor signal, as soon as it is.
   let stopping = false;
+  const stopWarmingUp = new AbortController();
   let skipDelay: (() => void) | undefined;
   const stop = async (signal: string) => {
     if (stopping) {
@@ -72,6 +71,7 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
+    stopWarmingUp.abort();
     readiness.markDraining();
     logger.info({ signal, delay_ms: config.shutdownDelayMs, grace_ms: config.shutdownGraceMs }, 'shutting down');
     logger.flush();
@@ -87,7 +87,13 @@ async function main(): Promise<void> {
       });
       skipDelay = undefined;
     }
-    await shutdown(server, config.shutdownGraceMs);
+    // A failed bind or warm-up is main's to report: the drain and the clean-up go on without them.
+    const server = await bound.catch(() => undefined);
+    if (server) {
+      await shutdown(server, config.shutdownGraceMs);
+    }
+    // The warm-up's requests read the store: the one in flight ends before the store is closed.
+    await warmedUp.catch(() => undefined);
     await Promise.all([keyCache.stop(), usage.stop()]);
     await Promise.all([store.close(), limiter.close(), metricsServer?.close()]);
     logger.info('stopped');
@@ -96,16 +102,26 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info(
-    { url: `http://${config.host}:${port}`, store: config.database.kind, database: describeLocation(config.database) },
-    'listening',
-  );
-  // Not awaited: a hint never delays the start.
-  void logStartupHints(store, logger);
-  // Whoever waits for this line (an operator, a supervisor) sees it now rather than with the next buffer.
-  logger.flush();
+  // Both promises exist before a signal can be handled: handlers run from the event loop, after this function yields.
+  const bound = listen(app, { port: config.port, host: config.host, logger });
+  const warmedUp = bound.then(async (server) => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${config.host}:${port}`;
+    logger.info({ url, store: config.database.kind, database: describeLocation(config.database) }, 'listening');
+    // Whoever waits for this line (an operator, a supervisor, a test) sees it now rather than with the next buffer.
+    logger.flush();
+    const warmUpStartedAt = performance.now();
+    await warmUpAndMarkStarted(app, { logger, readiness, signal: stopWarmingUp.signal });
+    if (stopping) {
+      return;
+    }
+    logger.info({ url, warm_up_ms: Math.round(performance.now() - warmUpStartedAt) }, 'ready');
+    // Not awaited: a hint never delays the start.
+    void logStartupHints(store, logger);
+    logger.flush();
+  });
+  await warmedUp;
 }
 
 main().catch((error: unknown) => {

@@ -13,13 +13,10 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const drains = new WeakMap<Server, ConnectionDrain>();
 
 /**
- * Starts listening; resolves once the port is bound and every operation has been warmed up (see `warmUpOperations`),
- * after which `readiness` reports started. Port 0 picks a free port (see `server.address()`).
+ * Binds the port and resolves once it is bound: from then on the server accepts connections and serves requests,
+ * before its operations are warm (see `warmUpAndMarkStarted`). Port 0 picks a free port (see `server.address()`).
  */
-export async function listen(
-  app: Express,
-  options: { port: number; host: string; logger: Logger; readiness?: Readiness | undefined },
-): Promise<Server> {
+export async function listen(app: Express, options: { port: number; host: string; logger: Logger }): Promise<Server> {
   // Express answers a missing Host itself, in the API's shape (see checkRequestFraming).
   const server = createServer({ requireHostHeader: false }, app);
   // Every header reaches the app (a dropped content-length would misframe the body); the header size limit of
@@ -43,14 +40,27 @@ export async function listen(
       resolve();
     });
   });
-  const report = await warmUp(app);
+  return server;
+}
+
+/**
+ * Warms up every operation of the app (see `warmUpOperations`), then marks `readiness` started: `/ready` may answer
+ * 200 from then on. Requests that come meanwhile are served, and pay for what is not warm yet. Once `signal` aborts
+ * (the server is stopping), it sends no further warm-up request and does not mark `readiness` started.
+ */
+export async function warmUpAndMarkStarted(
+  app: Express,
+  options: { logger: Logger; readiness?: Readiness | undefined; signal?: AbortSignal },
+): Promise<void> {
+  const report = await warmUp(app, options.signal);
   // Each request must reach the validator as its operation; a 503 is the readiness probe before the start is over.
   const failed = report.filter(({ operationId, validatedAs, status }) => validatedAs !== operationId || status === 500);
   if (failed.length > 0) {
     options.logger.warn({ failed }, 'warm-up: some operations did not answer as expected');
   }
-  options.readiness?.markStarted();
-  return server;
+  if (!options.signal?.aborted) {
+    options.readiness?.markStarted();
+  }
 }
 
 /**

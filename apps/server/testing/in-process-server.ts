@@ -4,7 +4,7 @@ import { API_VERSION, type ApiVersion, type ClientPaths, type ClientPathsOf } fr
 import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
 import createClient, { type Client } from 'openapi-fetch';
 import { Readiness } from '../src/health/readiness.js';
-import { createApp, createLogger, listen, shutdown } from '../src/index.js';
+import { createApp, createLogger, listen, shutdown, warmUpAndMarkStarted } from '../src/index.js';
 import type { LogLevel } from '../src/logger.js';
 import { instrumentStore } from '../src/metrics/instrument-store.js';
 import type { Metrics } from '../src/metrics/metrics.js';
@@ -102,7 +102,8 @@ export async function startTestServer(
     usage,
     consoleDirectory: options.consoleDirectory,
   });
-  const server = await listen(app, { port: 0, host: '127.0.0.1', logger, readiness });
+  const server = await listen(app, { port: 0, host: '127.0.0.1', logger });
+  await warmUpAndMarkStarted(app, { logger, readiness });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { secret: adminKey } = await store.createAdminKey({
     organizationId: DEFAULT_ORGANIZATION.id,

@@ -61,6 +61,7 @@ export { type ConnectionEnd, openRawConnection, type RawConnection, rawRequest }
 export { API_KEYS_PATH, apiKeyPath, jsonPostHeaders, postRaw, VERSION_HEADER } from './requests.js';
 export {
   type LogLine,
+  listeningUrl,
   type ProcessExit,
   type ServerProcess,
   type ServerProcessOptions,

@@ -61,7 +61,7 @@ export interface ServerProcess {
   kill(): Promise<ProcessExit>;
 }
 
-/** A started server: a process with the URL it logged in its `listening` line. */
+/** A started server: a ready process, with the URL it logged in its `listening` line. */
 export interface StartedServerProcess extends ServerProcess {
   baseUrl: string;
 }
@@ -203,9 +203,18 @@ export function spawnServerProcess(options: ServerProcessOptions = {}): ServerPr
   };
 }
 
+/** Waits for the `listening` line of a server process (logged once its port is bound) and returns its URL. */
+export async function listeningUrl(server: ServerProcess, timeoutMs = 60_000): Promise<string> {
+  const listening = await server.waitForLine((line) => line.msg === 'listening', timeoutMs);
+  if (typeof listening.url !== 'string') {
+    throw new Error(`the 'listening' line has no url: ${JSON.stringify(listening)}`);
+  }
+  return listening.url;
+}
+
 /**
- * Starts the server as a child process on a free port of 127.0.0.1 and resolves once it has logged its `listening`
- * line; kills it if it does not within `timeoutMs`.
+ * Starts the server as a child process on a free port of 127.0.0.1 and resolves once it has logged its `ready` line
+ * (its operations are warm); kills it if it does not within `timeoutMs`.
  */
 export async function startServerProcess(
   options: ServerProcessOptions = {},
@@ -213,11 +222,10 @@ export async function startServerProcess(
 ): Promise<StartedServerProcess> {
   const server = spawnServerProcess(options);
   try {
-    const listening = await server.waitForLine((line) => line.msg === 'listening', timeoutMs);
-    if (typeof listening.url !== 'string') {
-      throw new Error(`the 'listening' line has no url: ${JSON.stringify(listening)}`);
-    }
-    return { ...server, baseUrl: listening.url };
+    const startedAt = Date.now();
+    const baseUrl = await listeningUrl(server, timeoutMs);
+    await server.waitForLine((line) => line.msg === 'ready', Math.max(0, timeoutMs - (Date.now() - startedAt)));
+    return { ...server, baseUrl };
   } catch (error) {
     await server.kill();
     throw error;

@@ -21,8 +21,9 @@ export function limitOf(url: string | undefined): 20 | 1000 {
   return url?.includes('limit=1000') ? 1000 : 20;
 }
 
-/** Logs the listening line the harness waits for, in the real server's format. */
+/** Logs the `listening` and `ready` lines the harness waits for, in the real server's format (nothing to warm up). */
 export function logListening(address: string | { port: number } | null): void {
   const port = typeof address === 'object' && address ? address.port : 0;
-  process.stdout.write(`${JSON.stringify({ msg: 'listening', url: `http://127.0.0.1:${port}` })}\n`);
+  const url = `http://127.0.0.1:${port}`;
+  process.stdout.write(`${JSON.stringify({ msg: 'listening', url })}\n${JSON.stringify({ msg: 'ready', url })}\n`);
 }

@@ -43,7 +43,8 @@ async function listenOnLoopback(server: Server): Promise<number> {
  * of each operation. This sends one request per operation of the spec through the API's own operation stages (the
  * same middleware instances, so the same validator and its caches), on a private app listening on a free loopback
  * port for the duration. The requests carry a caller of an organization that does not exist: the API's
- * authentication is not part of the stages, and no request reads or changes any organization's data.
+ * authentication is not part of the stages, and no request reads or changes any organization's data. Once `signal`
+ * aborts, no further request is sent.
  */
 export async function warmUpOperations(
   app: Express,
@@ -51,6 +52,7 @@ export async function warmUpOperations(
   lastResort: ErrorRequestHandler,
   document: OpenApiDocument,
   version: ApiVersion,
+  signal?: AbortSignal,
 ): Promise<WarmUpReport> {
   const validatedAs = new Map<string, string | undefined>();
   app.use(assignRequestId);
@@ -68,6 +70,9 @@ export async function warmUpOperations(
   try {
     const report: WarmUpReport = [];
     for (const { method, path, operationId } of specOperations(document)) {
+      if (signal?.aborted) {
+        break;
+      }
       const hasBody = BODY_METHODS.has(method);
       const response = await fetch(`http://127.0.0.1:${port}${path.replace(/\{[^}]+\}/g, PATH_PLACEHOLDER)}`, {
         method: method.toUpperCase(),

@@ -26,21 +26,28 @@ const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
  * Why not `server.close()` alone: in Node 20 it calls `closeIdleConnections()` at once (httpServerPreClose), and a
  * keep-alive connection counts as idle while its next request still sits unread in the kernel; destroying a socket
  * with unread data sends RST, so that client gets ECONNRESET for a request it had sent. Node's test of "idle" also
- * passes a response that has ended but is not yet flushed. So the drain switches that sweep off, stops accepting,
- * and lets the event loop poll twice: the first `setImmediate` may still fire within the current loop turn, whose
- * poll had already collected its events; the second fires after a full poll phase, which reads every socket that
- * had data, and Node's parser emits `request` synchronously from that read. Whatever the kernel held when the drain
- * began is then a request in flight, answered with `Connection: close` and closed after its response by Node; only
- * then are the connections closed that have no response pending and no byte of a next request (FIN: nothing is left
- * unread). A connection still open after the grace period is destroyed.
+ * passes a response that has ended but is not yet flushed. And closing the listening socket resets every connection
+ * the kernel has established but Node has not accepted yet: since libuv 1.45 (libuv/libuv#3696) Node accepts one
+ * connection per loop turn, so a burst of connections waits in the backlog for as many turns, requests written.
+ *
+ * So the drain keeps accepting, turn after turn, until a turn accepts no connection (for at most half the grace
+ * period, so that the last ones accepted still have time to be answered); only then does it stop listening, with
+ * that sweep switched off. Each `setImmediate` after the first spans a full poll phase, which reads every socket that
+ * had data, and Node's parser emits `request` synchronously from that read (the first may still fire within the
+ * current loop turn, whose poll had already collected its events). Whatever the kernel held when the drain began is
+ * then a request in flight, answered with `Connection: close` and closed after its response by Node; only then are
+ * the connections closed that have no response pending and no byte of a next request (FIN: nothing is left unread).
+ * A connection still open after the grace period is destroyed.
  */
 export class ConnectionDrain {
   readonly #connections = new Map<Socket, ConnectionUse>();
+  #accepted = 0;
   #stopping = false;
   #swept = false;
 
   constructor(private readonly server: Server) {
     server.on('connection', (socket: Socket) => {
+      this.#accepted++;
       this.#connections.set(socket, { pending: [], bytesReadWhenIdle: 0 });
       socket.once('close', () => this.#connections.delete(socket));
     });
@@ -53,15 +60,16 @@ export class ConnectionDrain {
   }
 
   /**
-   * Stops accepting connections and resolves once every connection has closed: requests in flight and requests
-   * already received are answered, idle connections are closed, and whatever is left is destroyed after `graceMs`.
+   * Accepts the connections already waiting, then stops accepting and resolves once every connection has closed:
+   * requests in flight and requests already received are answered, idle connections are closed, and whatever is
+   * left is destroyed after `graceMs`.
    */
   async drain(graceMs: number): Promise<void> {
     this.#stopping = true;
     for (const { pending } of this.#connections.values()) {
       this.#closeAfter(pending.at(-1));
     }
-    const closed = this.#stopListening();
+    const startedAt = performance.now();
     const deadline = setTimeout(() => {
       for (const socket of this.#connections.keys()) {
         socket.destroy();
@@ -69,6 +77,8 @@ export class ConnectionDrain {
     }, graceMs);
     deadline.unref();
     try {
+      await this.#acceptWhileConnectionsWait(startedAt + graceMs / 2);
+      const closed = this.#stopListening();
       await nextLoopTurn();
       await nextLoopTurn();
       this.#swept = true;
@@ -79,6 +89,16 @@ export class ConnectionDrain {
     } finally {
       clearTimeout(deadline);
     }
+  }
+
+  /** Lets the event loop turn until a turn accepts no connection, or until `until` (a `performance.now()` time). */
+  async #acceptWhileConnectionsWait(until: number): Promise<void> {
+    await nextLoopTurn();
+    let acceptedBefore: number;
+    do {
+      acceptedBefore = this.#accepted;
+      await nextLoopTurn();
+    } while (this.#accepted !== acceptedBefore && performance.now() < until);
   }
 
   #track(req: IncomingMessage, res: ServerResponse): void {

@@ -20,17 +20,25 @@ describe('the server at start', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('logs JSON where it listens and which store, and the command that creates the first admin key', async () => {
+  it('logs JSON where it listens and which store, then that it is ready, then how to create an admin key', async () => {
     const server = await startServerProcess({ env: { DATABASE_URL: databaseUrl() } });
     running.push(server);
 
     const hint = await server.waitForLine((line) => line.msg?.startsWith('no admin key yet') === true, 5000);
+    const readiness = await fetch(`${server.baseUrl}/ready`);
 
     expect(server.lines.find((line) => line.msg === 'listening')).toMatchObject({
       url: server.baseUrl,
       store: 'sqlite',
       database: join(dir, 'keys.sqlite'),
     });
+    expect(server.lines.find((line) => line.msg === 'ready')).toMatchObject({
+      url: server.baseUrl,
+      warm_up_ms: expect.any(Number),
+    });
+    expect(readiness.status).toBe(200);
+    const startLines = ['listening', 'ready', hint.msg];
+    expect(server.lines.map((line) => line.msg).filter((msg) => startLines.includes(msg))).toEqual(startLines);
     expect(hint.msg).toContain(CREATE_ADMIN_KEY_COMMAND);
   });
 
