@@ -64,6 +64,7 @@ const refusal = (operation: RefusedOperation, expected: Omit<ExpectedError, 'ope
   version: operation.version,
 });
 
+/** 401: no admin key, an unknown one, a disabled one. */
 export function refusesUnauthenticated(operation: RefusedOperation): void {
   it.each([
     ['no admin key', undefined, 'x-api-key header is required'],
@@ -90,6 +91,7 @@ export function refusesUnauthenticated(operation: RefusedOperation): void {
   });
 }
 
+/** 403: a regular API key's secret in place of the admin key. */
 export function refusesRegularKeys(operation: RefusedOperation): void {
   it('refuses a regular API key as the admin key and changes nothing', async () => {
     const { server, organizationId } = operation.context();
@@ -106,6 +108,7 @@ export function refusesRegularKeys(operation: RefusedOperation): void {
   });
 }
 
+/** 403: a verifier key, which may call verifyApiKey only. */
 export function refusesVerifierKeys(operation: RefusedOperation): void {
   it('refuses a verifier key, which may only verify keys, and changes nothing', async () => {
     const { server, organizationId } = operation.context();
@@ -119,6 +122,7 @@ export function refusesVerifierKeys(operation: RefusedOperation): void {
   });
 }
 
+/** 413: a body over the spec's limit. */
 export function refusesLargeBodies(operation: RefusedOperation, credential: () => string): void {
   it('refuses a body over 1 MiB and changes nothing', async () => {
     const { server, organizationId } = operation.context();
@@ -132,6 +136,7 @@ export function refusesLargeBodies(operation: RefusedOperation, credential: () =
   });
 }
 
+/** 415: a body that is not JSON, or is compressed. */
 export function refusesOtherMediaTypes(operation: RefusedOperation, credential: () => string): void {
   it.each([
     ['text/plain', { 'content-type': 'text/plain' }, /^content-type/],
@@ -146,6 +151,7 @@ export function refusesOtherMediaTypes(operation: RefusedOperation, credential: 
   });
 }
 
+/** 429: a request past the admin key's budget. */
 export function refusesOverBudget(operation: RefusedOperation): void {
   it('refuses a request over the admin key budget with retry-after, and changes nothing', async () => {
     const limited = await startTestServer({ rateLimits: { perMinute: 1, burst: 1, authFailuresPerMinute: 0 } });
@@ -169,6 +175,7 @@ export function refusesOverBudget(operation: RefusedOperation): void {
   });
 }
 
+/** 503: the database is unavailable; `retry-after`, and the log says why. */
 export function answersUnavailable(operation: RefusedOperation, credential: () => string): void {
   const write = operation.body !== undefined;
   it(`answers 503 with retry-after when the database is unavailable${write ? ', the outcome unknown' : ''}`, async () => {
@@ -193,6 +200,7 @@ export function answersUnavailable(operation: RefusedOperation, credential: () =
   });
 }
 
+/** 500: the store fails; a generic answer, and the details in the log only. */
 export function answersInternalErrors(operation: RefusedOperation, credential: () => string): void {
   it('answers a generic error when the store fails, logs the details, and changes nothing', async () => {
     const { server, organizationId } = operation.context();
