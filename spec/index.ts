@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { declaredVersions, deriveVersion } from './versions.js';
@@ -47,4 +47,23 @@ export function versionDocumentText(version: string): string {
     loadSpec(version),
     { lineWidth: 0 },
   )}`;
+}
+
+/** Where the document of a version lies as it was published: a frozen copy, never regenerated (published/README.md). */
+export function publishedDocumentPath(version: string): string {
+  return fileURLToPath(new URL(`./published/${version}.yaml`, import.meta.url));
+}
+
+/** Every version published so far: those with a document under published/, oldest first. */
+export function publishedVersions(): string[] {
+  const folder = fileURLToPath(new URL('./published/', import.meta.url));
+  return readdirSync(folder)
+    .filter((file) => file.endsWith('.yaml'))
+    .map((file) => file.slice(0, -'.yaml'.length))
+    .sort();
+}
+
+/** The document of a version exactly as it was published, which its current document may change only additively. */
+export function loadPublished(version: string): OpenApiDocument {
+  return parse(readFileSync(publishedDocumentPath(version), 'utf8')) as OpenApiDocument;
 }

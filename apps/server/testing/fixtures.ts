@@ -1,5 +1,5 @@
 import type { ApiKey, ApiKeyStatus, CreatedBy } from '@apikeys/api-types';
-import type { Store } from '@apikeys/store';
+import type { ApiKeyScope, EpochMicros, Principal, Store } from '@apikeys/store';
 import { toApiKeyJson } from '../src/http/serializers/index.js';
 
 /** An organization of its own, so that a test's data never meets another test's. */
@@ -23,6 +23,11 @@ export interface KeyFields {
   workspaceId?: string | null;
   createdBy?: CreatedBy;
   status?: ApiKeyStatus;
+  /** When the key expires (from 2026-10-21); never unless given. */
+  expiresAt?: EpochMicros | null;
+  principal?: Principal | null;
+  /** `organization` needs a `principal` and no `workspaceId`. */
+  scope?: ApiKeyScope;
 }
 
 /** Creates an API key directly in the store; returns it as the API shows it, with its secret. */
@@ -37,6 +42,9 @@ export async function createKey(
     workspaceId: fields.workspaceId ?? null,
     createdBy: fields.createdBy ?? { id: 'user_test', type: 'user' },
     status: fields.status ?? 'active',
+    expiresAt: fields.expiresAt ?? null,
+    principal: fields.principal ?? null,
+    scope: fields.scope,
   });
   return { apiKey: toApiKeyJson(apiKey), secret };
 }

@@ -15,13 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   answersInternalErrors,
   answersUnavailable,
+  type RefusedOperation,
   refusesLargeBodies,
   refusesOtherMediaTypes,
   refusesOverBudget,
   refusesRegularKeys,
   refusesUnauthenticated,
-  type WriteOperation,
-} from './write-refusals.js';
+} from './refusals.js';
 
 const VERSION = LATEST_API_VERSION;
 const SECRET = /^sk-api-[A-Za-z0-9]{49}$/;
@@ -54,7 +54,7 @@ describe('createApiKey', () => {
   const invalid = (message: RegExp | string) =>
     ({ operationId: 'createApiKey', status: 400, type: 'invalid_request_error', message, version: VERSION }) as const;
 
-  describe('200 the new key, with its secret', () => {
+  describe('200 the new key, with its secret [2026-10-21]', () => {
     it('creates a key of the default workspace, returns its secret once, and records the admin key as creator', async () => {
       const { response, body } = await create({ name: 'Billing service' });
       const created = body as Record<string, unknown>;
@@ -162,7 +162,7 @@ describe('createApiKey', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('400 invalid_request_error [2026-10-21]', () => {
     const cases: [string, unknown, RegExp | string][] = [
       ['organization scope without a principal', { name: 'x', workspace_id: null }, /^workspace_id: null/],
       [
@@ -206,7 +206,8 @@ describe('createApiKey', () => {
     });
   });
 
-  const operation: WriteOperation = {
+  const operation: RefusedOperation = {
+    version: VERSION,
     operationId: 'createApiKey',
     context: () => ({ server, organizationId: org.id }),
     path: async () => API_KEYS_PATH,
@@ -215,11 +216,12 @@ describe('createApiKey', () => {
   };
   const adminKey = () => org.adminKey;
 
-  describe('401 authentication_error', () => refusesUnauthenticated(operation));
-  describe('403 permission_error', () => refusesRegularKeys(operation));
-  describe('413 request_too_large', () => refusesLargeBodies(operation, adminKey));
-  describe('415 invalid_request_error (unsupported media type)', () => refusesOtherMediaTypes(operation, adminKey));
-  describe('429 rate_limit_error', () => refusesOverBudget(operation));
-  describe('500 api_error', () => answersInternalErrors(operation, adminKey));
-  describe('503 service_unavailable_error', () => answersUnavailable(operation, adminKey));
+  describe('401 authentication_error [2026-10-21]', () => refusesUnauthenticated(operation));
+  describe('403 permission_error [2026-10-21]', () => refusesRegularKeys(operation));
+  describe('413 request_too_large [2026-10-21]', () => refusesLargeBodies(operation, adminKey));
+  describe('415 invalid_request_error (unsupported media type) [2026-10-21]', () =>
+    refusesOtherMediaTypes(operation, adminKey));
+  describe('429 rate_limit_error [2026-10-21]', () => refusesOverBudget(operation));
+  describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, adminKey));
+  describe('503 service_unavailable_error [2026-10-21]', () => answersUnavailable(operation, adminKey));
 });

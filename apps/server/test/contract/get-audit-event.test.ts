@@ -46,7 +46,7 @@ describe('getAuditEvent', () => {
     return result;
   }
 
-  describe('200 the audit event', () => {
+  describe('200 the audit event [2026-10-21]', () => {
     it('returns the event as the list shows it', async () => {
       const listed = await server.request(`${EVENTS}?limit=1000`, {
         headers: authHeaders(org.adminKey, { 'vendor-version': VERSION }),
@@ -73,7 +73,7 @@ describe('getAuditEvent', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('400 invalid_request_error [2026-10-21]', () => {
     it('a request of version 2023-06-01', async () => {
       const result = await server.request(`${EVENTS}/${createdId}`, { headers: authHeaders(org.adminKey) });
 
@@ -96,7 +96,7 @@ describe('getAuditEvent', () => {
     });
   });
 
-  describe('401 authentication_error', () => {
+  describe('401 authentication_error [2026-10-21]', () => {
     it('refuses a request without an admin key', async () => {
       expectError(await get(createdId, null), {
         operationId: 'getAuditEvent',
@@ -108,7 +108,7 @@ describe('getAuditEvent', () => {
     });
   });
 
-  describe('403 permission_error', () => {
+  describe('403 permission_error [2026-10-21]', () => {
     it('refuses a regular API key', async () => {
       const { secret } = await server.store.createApiKey({
         organizationId: org.id,
@@ -126,7 +126,7 @@ describe('getAuditEvent', () => {
     });
   });
 
-  describe('404 not_found_error', () => {
+  describe('404 not_found_error [2026-10-21]', () => {
     it("answers an unknown ID, and another organization's event, alike", async () => {
       const other = await server.createOrganization('someone else');
 
@@ -142,7 +142,7 @@ describe('getAuditEvent', () => {
     });
   });
 
-  describe('429 rate_limit_error', () => {
+  describe('429 rate_limit_error [2026-10-21]', () => {
     it('refuses a request over the admin key budget with retry-after', async () => {
       const limited = await startTestServer({ rateLimits: { perMinute: 60, burst: 1, authFailuresPerMinute: 0 } });
       try {
@@ -168,7 +168,7 @@ describe('getAuditEvent', () => {
     });
   });
 
-  describe('500 api_error', () => {
+  describe('500 api_error [2026-10-21]', () => {
     it('answers a generic error when the store fails, and logs the details', async () => {
       vi.spyOn(server.store, 'getAuditEvent').mockRejectedValueOnce(new Error('boom: audit table gone'));
 
@@ -189,7 +189,7 @@ describe('getAuditEvent', () => {
     });
   });
 
-  describe('503 service_unavailable_error', () => {
+  describe('503 service_unavailable_error [2026-10-21]', () => {
     it('answers 503 with retry-after when the database does not answer in time', async () => {
       const unavailable = new DatabaseUnavailableError('timeout', 'the database is unavailable (timeout): no answer');
       vi.spyOn(server.store, 'getAuditEvent').mockRejectedValueOnce(unavailable);

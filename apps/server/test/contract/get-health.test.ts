@@ -22,7 +22,7 @@ describe('getHealth', () => {
     vi.restoreAllMocks();
   });
 
-  describe('200 alive', () => {
+  describe('200 alive [every version]', () => {
     it('answers ok without an admin key or a version header, and never touches the database', async () => {
       const spies = STORE_METHODS.map((method) => vi.spyOn(server.store, method));
 
@@ -60,7 +60,7 @@ describe('getHealth', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('400 invalid_request_error [every version]', () => {
     it('refuses an unknown query parameter, naming it', async () => {
       const result = await server.request('/health?verbose=1');
 

@@ -20,7 +20,7 @@ describe('getReadiness', () => {
     return result;
   }
 
-  describe('200 ready', () => {
+  describe('200 ready [every version]', () => {
     it('passes every check once started, with a database that answers, without credentials', async () => {
       const ping = vi.spyOn(server.store, 'ping');
 
@@ -50,7 +50,7 @@ describe('getReadiness', () => {
     });
   });
 
-  describe('503 not ready', () => {
+  describe('503 not ready [every version]', () => {
     it('fails the store check when the database is unavailable, naming only the reason', async () => {
       const unavailable = new DatabaseUnavailableError(
         'unreachable',
@@ -120,7 +120,7 @@ describe('getReadiness', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('400 invalid_request_error [every version]', () => {
     it('refuses an unknown query parameter, naming it', async () => {
       const result = await server.request('/ready?full=1');
 

@@ -81,7 +81,7 @@ describe('listAuditEvents', () => {
     return body as EventPage;
   }
 
-  describe('200 a page of the audit trail, newest first', () => {
+  describe('200 a page of the audit trail, newest first [2026-10-21]', () => {
     it('records a create, an update and a rotation through the API: who, what, when and from where', async () => {
       const created = await createKey('audited');
       const updated = await change(apiKeyPath(created.body.id), { name: 'audited, renamed', status: 'inactive' });
@@ -272,7 +272,7 @@ describe('listAuditEvents', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('400 invalid_request_error [2026-10-21]', () => {
     const invalid = (message: RegExp | string) =>
       ({
         operationId: 'listAuditEvents',
@@ -328,7 +328,7 @@ describe('listAuditEvents', () => {
     });
   });
 
-  describe('401 authentication_error', () => {
+  describe('401 authentication_error [2026-10-21]', () => {
     it.each([
       ['no admin key', undefined, 'x-api-key header is required'],
       ['an unknown admin key', 'sk-adm-unknown', 'invalid x-api-key'],
@@ -347,7 +347,7 @@ describe('listAuditEvents', () => {
     });
   });
 
-  describe('403 permission_error', () => {
+  describe('403 permission_error [2026-10-21]', () => {
     it('refuses a regular API key', async () => {
       const created = await createKey('regular');
 
@@ -361,7 +361,7 @@ describe('listAuditEvents', () => {
     });
   });
 
-  describe('429 rate_limit_error', () => {
+  describe('429 rate_limit_error [2026-10-21]', () => {
     it('refuses a request over the admin key budget with retry-after', async () => {
       const limited = await startTestServer({ rateLimits: { perMinute: 60, burst: 1, authFailuresPerMinute: 0 } });
       try {
@@ -385,7 +385,7 @@ describe('listAuditEvents', () => {
     });
   });
 
-  describe('500 api_error', () => {
+  describe('500 api_error [2026-10-21]', () => {
     it('answers a generic error when the store fails, and logs the details', async () => {
       vi.spyOn(server.store, 'listAuditEvents').mockRejectedValueOnce(new Error('boom: audit index corrupt'));
 
@@ -395,7 +395,7 @@ describe('listAuditEvents', () => {
     });
   });
 
-  describe('503 service_unavailable_error', () => {
+  describe('503 service_unavailable_error [2026-10-21]', () => {
     it('answers 503 with retry-after when the database does not answer in time', async () => {
       const unavailable = new DatabaseUnavailableError('timeout', 'the database is unavailable (timeout): no answer');
       vi.spyOn(server.store, 'listAuditEvents').mockRejectedValueOnce(unavailable);

@@ -14,13 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   answersInternalErrors,
   answersUnavailable,
+  type RefusedOperation,
   refusesLargeBodies,
   refusesOtherMediaTypes,
   refusesOverBudget,
   refusesRegularKeys,
   refusesUnauthenticated,
-  type WriteOperation,
-} from './write-refusals.js';
+} from './refusals.js';
 
 const VERSION = LATEST_API_VERSION;
 const SECOND = 1_000_000;
@@ -65,7 +65,7 @@ describe('rotateApiKey', () => {
     return (await server.request(apiKeyPath(id), { headers: headers() })).body as Record<string, unknown>;
   }
 
-  describe('200 the new key with its secret, and the old key as it now is', () => {
+  describe('200 the new key with its secret, and the old key as it now is [2026-10-21]', () => {
     it('replaces a key at once by default: a new ID and secret, the same name, scope, principal and expiry', async () => {
       const expiresAt = '2099-06-01T00:00:00.000000Z';
       const old = await createKey({
@@ -142,7 +142,7 @@ describe('rotateApiKey', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('400 invalid_request_error [2026-10-21]', () => {
     const invalid = (message: RegExp | string) =>
       ({ operationId: 'rotateApiKey', status: 400, type: 'invalid_request_error', message, version: VERSION }) as const;
 
@@ -199,7 +199,7 @@ describe('rotateApiKey', () => {
     });
   });
 
-  describe('404 not_found_error', () => {
+  describe('404 not_found_error [2026-10-21]', () => {
     it("an unknown key, or another organization's, is a 404", async () => {
       const other = await server.createOrganization('someone else');
       const theirs = (
@@ -225,7 +225,8 @@ describe('rotateApiKey', () => {
     });
   });
 
-  const operation: WriteOperation = {
+  const operation: RefusedOperation = {
+    version: VERSION,
     operationId: 'rotateApiKey',
     context: () => ({ server, organizationId: org.id }),
     path: async (target, organizationId) => {
@@ -241,11 +242,12 @@ describe('rotateApiKey', () => {
   };
   const adminKey = () => org.adminKey;
 
-  describe('401 authentication_error', () => refusesUnauthenticated(operation));
-  describe('403 permission_error', () => refusesRegularKeys(operation));
-  describe('413 request_too_large', () => refusesLargeBodies(operation, adminKey));
-  describe('415 invalid_request_error (unsupported media type)', () => refusesOtherMediaTypes(operation, adminKey));
-  describe('429 rate_limit_error', () => refusesOverBudget(operation));
-  describe('500 api_error', () => answersInternalErrors(operation, adminKey));
-  describe('503 service_unavailable_error', () => answersUnavailable(operation, adminKey));
+  describe('401 authentication_error [2026-10-21]', () => refusesUnauthenticated(operation));
+  describe('403 permission_error [2026-10-21]', () => refusesRegularKeys(operation));
+  describe('413 request_too_large [2026-10-21]', () => refusesLargeBodies(operation, adminKey));
+  describe('415 invalid_request_error (unsupported media type) [2026-10-21]', () =>
+    refusesOtherMediaTypes(operation, adminKey));
+  describe('429 rate_limit_error [2026-10-21]', () => refusesOverBudget(operation));
+  describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, adminKey));
+  describe('503 service_unavailable_error [2026-10-21]', () => answersUnavailable(operation, adminKey));
 });

@@ -1,172 +1,177 @@
-import type { ApiKey } from '@apikeys/api-types';
+import { API_VERSION, API_VERSIONS, type ApiVersion, LATEST_API_VERSION, LATEST_EXPIRY } from '@apikeys/api-types';
 import {
   API_KEYS_PATH,
-  API_VERSION,
+  apiKeyPath,
   createKey,
+  type ExpectedError,
   expectError,
-  expectInternalError,
   expectMatchesSpec,
-  expectUnavailable,
   jsonPostHeaders,
   postRaw,
   startTestServer,
   storedKey,
   type TestOrganizationWithClient,
   type TestServer,
-  VERSION_HEADER,
 } from '@apikeys/server/testing';
-import { DatabaseUnavailableError } from '@apikeys/store';
+import { type EpochMicros, nowMicros } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  answersInternalErrors,
+  answersUnavailable,
+  type RefusedOperation,
+  refusesLargeBodies,
+  refusesOtherMediaTypes,
+  refusesOverBudget,
+  refusesRegularKeys,
+  refusesUnauthenticated,
+  refusesVerifierKeys,
+} from './refusals.js';
 
-const KEY_PATH = '/v1/organizations/api_keys/{api_key_id}';
+const LATEST = LATEST_API_VERSION;
 const EMOJI = '\u{1F511}';
+const SECOND = 1_000_000;
+
+/** A key, in any version, as far as these tests read it. */
+type Key = { id: string; name: string; status: string } & Record<string, unknown>;
 
 describe('updateApiKey', () => {
   let server: TestServer;
   /** Each test works on keys of its own organization, so list assertions see only that test's keys. */
   let org: TestOrganizationWithClient;
+  /** The organization the shared refusals work in. */
+  let refused: TestOrganizationWithClient;
 
   beforeAll(async () => {
     server = await startTestServer();
+    refused = await server.createOrganization('refusals');
   });
   afterAll(() => server.close());
   afterEach(() => {
     vi.restoreAllMocks();
   });
 
-  async function newKey(): Promise<ApiKey> {
+  /** A key of a new organization, as `version` shows it. */
+  async function newKey(version: ApiVersion, expiresAt: EpochMicros | null = null): Promise<Key> {
     org = await server.createOrganization();
     const { apiKey } = await createKey(server.store, org.id, {
       name: 'Original name',
       workspaceId: 'wrkspc_update',
       createdBy: { id: 'user_owner', type: 'user' },
       status: 'active',
+      expiresAt,
     });
-    return apiKey;
+    return getKey(version, apiKey.id);
   }
 
-  /** Reads a key through the API, checking the response against the spec. */
-  async function getKey(id: string): Promise<ApiKey | undefined> {
-    const { data, response } = await org.client.GET(KEY_PATH, {
-      params: { header: VERSION_HEADER, path: { api_key_id: id } },
-    });
-    expectMatchesSpec('getApiKey', response, data);
-    return data;
+  const headers = (version: ApiVersion, overrides: Record<string, string | undefined> = {}) =>
+    jsonPostHeaders(org.adminKey, { 'vendor-version': version, ...overrides });
+
+  /** Reads a key through the API in `version`, checking the response against its document. */
+  async function getKey(version: ApiVersion, id: string): Promise<Key> {
+    const { response, body } = await server.request(apiKeyPath(id), { headers: headers(version) });
+    expectMatchesSpec('getApiKey', response, body, version);
+    return body as Key;
   }
 
-  /** Lists the test organization's keys through the API, checking the response against the spec. */
-  async function listKeys(query: { status?: ApiKey['status'] } = {}): Promise<ApiKey[]> {
-    const { data, response } = await org.client.GET(API_KEYS_PATH, { params: { header: VERSION_HEADER, query } });
-    expectMatchesSpec('listApiKeys', response, data);
-    return data?.data ?? [];
+  /** Lists the test organization's keys through the API in `version`, checked against its document. */
+  async function listKeys(version: ApiVersion, query = ''): Promise<Key[]> {
+    const { response, body } = await server.request(`${API_KEYS_PATH}?${query}`, { headers: headers(version) });
+    expectMatchesSpec('listApiKeys', response, body, version);
+    return (body as { data: Key[] }).data;
   }
 
-  /** Asserts that `reject` is refused and that the key reads the same through the API before and after it. */
-  async function expectUnchangedBy(key: ApiKey, reject: () => Promise<void>): Promise<void> {
-    const before = await getKey(key.id);
-    expect(before).toEqual(key);
-
-    await reject();
-
-    expect(await getKey(key.id)).toEqual(before);
-    expect(await storedKey(server.store, org.id, key.id)).toEqual(before);
-  }
-
-  /** A raw JSON POST with the test organization's admin key; `undefined` in `headers` leaves a header out. */
-  async function post(id: string, body: string | Uint8Array, headers: Record<string, string | undefined> = {}) {
-    const result = await postRaw(server, id, body, jsonPostHeaders(org.adminKey, headers));
-    expectMatchesSpec('updateApiKey', result.response, result.body);
+  /** A raw POST of `body` in `version`; `undefined` in `overrides` leaves a header out. */
+  async function post(
+    version: ApiVersion,
+    id: string,
+    body: string | Uint8Array,
+    overrides: Record<string, string | undefined> = {},
+  ) {
+    const result = await postRaw(server, id, body, headers(version, overrides));
+    expectMatchesSpec('updateApiKey', result.response, result.body, version);
     return result;
   }
 
-  describe('200 the API key as updated', () => {
+  /** Sends `body` as JSON in `version`. */
+  const update = (version: ApiVersion, id: string, body: unknown) => post(version, id, JSON.stringify(body));
+
+  /** Asserts that `reject` is refused and that the key reads the same through the API and the store after it. */
+  async function expectUnchangedBy(version: ApiVersion, key: Key, reject: () => Promise<void>): Promise<void> {
+    const stored = await storedKey(server.store, org.id, key.id);
+
+    await reject();
+
+    expect(await getKey(version, key.id)).toEqual(key);
+    expect(await storedKey(server.store, org.id, key.id)).toEqual(stored);
+  }
+
+  const invalid = (version: ApiVersion, message: RegExp | string): ExpectedError => ({
+    operationId: 'updateApiKey',
+    status: 400,
+    type: 'invalid_request_error',
+    message,
+    version,
+  });
+
+  describe.each(API_VERSIONS)('200 the API key as updated [%s]', (version) => {
     it('renames a key, returns it, and a following get and list show the new name', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      const { data, error, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: { name: 'Billing service' },
-      });
+      const { response, body } = await update(version, key.id, { name: 'Billing service' });
 
-      expect(error).toBeUndefined();
-      expectMatchesSpec('updateApiKey', response, data);
       expect(response.status).toBe(200);
-      expect(data).toEqual({ ...key, name: 'Billing service' });
-      expect(await getKey(key.id)).toEqual(data);
-      expect(await listKeys()).toEqual([data]);
+      expect(body).toEqual({ ...key, name: 'Billing service' });
+      expect(await getKey(version, key.id)).toEqual(body);
+      expect(await listKeys(version)).toEqual([body]);
     });
 
     it('changes the status, and a list filtered by the new status shows the key', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      const { data, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: { status: 'inactive' },
-      });
+      const { body } = await update(version, key.id, { status: 'inactive' });
 
-      expectMatchesSpec('updateApiKey', response, data);
-      expect(data).toEqual({ ...key, status: 'inactive' });
-      expect(await getKey(key.id)).toEqual(data);
-      expect(await listKeys({ status: 'inactive' })).toEqual([data]);
-      expect(await listKeys({ status: 'active' })).toEqual([]);
+      expect(body).toEqual({ ...key, status: 'inactive' });
+      expect(await getKey(version, key.id)).toEqual(body);
+      expect(await listKeys(version, 'status=inactive')).toEqual([body]);
+      expect(await listKeys(version, 'status=active')).toEqual([]);
     });
 
     it('renames and archives in one request', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      const { data, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: { name: 'Old billing service', status: 'archived' },
-      });
+      const { body } = await update(version, key.id, { name: 'Old billing service', status: 'archived' });
 
-      expectMatchesSpec('updateApiKey', response, data);
-      expect(data).toEqual({ ...key, name: 'Old billing service', status: 'archived' });
-      expect(await listKeys({ status: 'archived' })).toEqual([data]);
+      expect(body).toEqual({ ...key, name: 'Old billing service', status: 'archived' });
+      expect(await listKeys(version, 'status=archived')).toEqual([body]);
     });
 
     it('changes nothing and returns the key when the body is {}', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      const { data, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: {},
-      });
+      const { body } = await update(version, key.id, {});
 
-      expectMatchesSpec('updateApiKey', response, data);
-      expect(data).toEqual(key);
-      expect(await getKey(key.id)).toEqual(key);
+      expect(body).toEqual(key);
+      expect(await getKey(version, key.id)).toEqual(key);
     });
 
     it('leaves the status unchanged when it is null', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      const alone = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: { status: null },
-      });
-      const withName = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: { name: 'Renamed', status: null },
-      });
+      const alone = await update(version, key.id, { status: null });
+      const withName = await update(version, key.id, { name: 'Renamed', status: null });
 
-      expectMatchesSpec('updateApiKey', alone.response, alone.data);
-      expectMatchesSpec('updateApiKey', withName.response, withName.data);
-      expect(alone.data).toEqual(key);
-      expect(withName.data).toEqual({ ...key, name: 'Renamed' });
-      expect(await getKey(key.id)).toEqual({ ...key, name: 'Renamed' });
+      expect(alone.body).toEqual(key);
+      expect(withName.body).toEqual({ ...key, name: 'Renamed' });
+      expect(await getKey(version, key.id)).toEqual({ ...key, name: 'Renamed' });
     });
 
     it('can switch an inactive key back on', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
       await server.store.updateApiKey(org.id, key.id, { status: 'inactive' });
 
-      const { data, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: { status: 'active' },
-      });
+      const { body } = await update(version, key.id, { status: 'active' });
 
-      expectMatchesSpec('updateApiKey', response, data);
-      expect(data?.status).toBe('active');
+      expect(body).toEqual(key);
     });
 
     it.each([
@@ -175,27 +180,23 @@ describe('updateApiKey', () => {
       ['500 emoji: 500 code points, 1000 UTF-16 units', EMOJI.repeat(500)],
       ['combining marks and right-to-left text', 'Cafe\u0301 \u05E9\u05DC\u05D5\u05DD'],
     ])('accepts a name of %s and returns it intact', async (_label, name) => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      const { data, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-        body: { name },
-      });
+      const { response, body } = await update(version, key.id, { name });
 
-      expectMatchesSpec('updateApiKey', response, data);
       expect(response.status).toBe(200);
-      expect(data?.name).toBe(name);
-      expect((await getKey(key.id))?.name).toBe(name);
-      expect((await listKeys())[0]?.name).toBe(name);
+      expect((body as Key).name).toBe(name);
+      expect((await getKey(version, key.id)).name).toBe(name);
+      expect((await listKeys(version))[0]?.name).toBe(name);
     });
 
     it('accepts application/json with an explicit utf-8 charset and anthropic-version', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      const { response, body } = await post(key.id, JSON.stringify({ name: 'Charset' }), {
+      const { response, body } = await post(version, key.id, JSON.stringify({ name: 'Charset' }), {
         'content-type': 'application/json; charset=utf-8',
         'vendor-version': undefined,
-        'anthropic-version': API_VERSION,
+        'anthropic-version': version,
       });
 
       expect(response.status).toBe(200);
@@ -203,30 +204,104 @@ describe('updateApiKey', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('200 the API key as updated [2023-06-01]', () => {
+    it('renames a key through the typed client of 2023-06-01', async () => {
+      const key = await newKey(API_VERSION);
+
+      const { data, error, response } = await org.client.POST('/v1/organizations/api_keys/{api_key_id}', {
+        params: { header: { 'vendor-version': API_VERSION }, path: { api_key_id: key.id } },
+        body: { name: 'Typed' },
+      });
+
+      expect(error).toBeUndefined();
+      expectMatchesSpec('updateApiKey', response, data);
+      expect(data).toEqual({ ...key, name: 'Typed' });
+    });
+  });
+
+  describe('200 the API key as updated [2026-10-21]', () => {
+    it('returns the key in the shape of 2026-10-21, with its scope, principal, expiry and last use', async () => {
+      const key = await newKey(LATEST);
+
+      const { body } = await update(LATEST, key.id, { name: 'Shaped' });
+
+      expect(body).toEqual({ ...key, name: 'Shaped' });
+      expect(Object.keys(body as Key).sort()).toEqual(
+        [
+          'id',
+          'type',
+          'name',
+          'created_at',
+          'created_by',
+          'expires_at',
+          'last_used_at',
+          'partial_key_hint',
+          'principal',
+          'scope',
+          'status',
+        ].sort(),
+      );
+      expect(body).toMatchObject({ scope: { type: 'workspace', workspace_id: 'wrkspc_update' }, expires_at: null });
+    });
+
+    it('sets an expiry, returned to the microsecond, and null removes it', async () => {
+      const key = await newKey(LATEST);
+
+      const set = await update(LATEST, key.id, { expires_at: '2099-03-04T05:06:07.5Z' });
+      expect(set.body).toEqual({ ...key, expires_at: '2099-03-04T05:06:07.500000Z' });
+      expect(await getKey(LATEST, key.id)).toEqual(set.body);
+
+      const removed = await update(LATEST, key.id, { expires_at: null });
+      expect(removed.body).toEqual(key);
+    });
+
+    it('accepts an expiry with a time zone offset and the latest expiry, and shows them in UTC', async () => {
+      const key = await newKey(LATEST);
+
+      expect((await update(LATEST, key.id, { expires_at: '2099-01-31T01:00:00+01:00' })).body).toMatchObject({
+        expires_at: '2099-01-31T00:00:00.000000Z',
+      });
+      expect((await update(LATEST, key.id, { expires_at: LATEST_EXPIRY })).body).toMatchObject({
+        expires_at: LATEST_EXPIRY,
+      });
+    });
+
+    it('a null name, like an omitted one, leaves the name', async () => {
+      const key = await newKey(LATEST);
+
+      const { body } = await update(LATEST, key.id, { name: null, status: 'inactive' });
+
+      expect(body).toEqual({ ...key, status: 'inactive' });
+    });
+
+    it('renames an expired key, which stays expired, and archives it', async () => {
+      const key = await newKey(LATEST, nowMicros() - SECOND);
+      expect(key.status).toBe('expired');
+
+      expect((await update(LATEST, key.id, { name: 'renamed' })).body).toEqual({ ...key, name: 'renamed' });
+      expect((await update(LATEST, key.id, { status: 'archived' })).body).toMatchObject({ status: 'archived' });
+    });
+  });
+
+  describe.each(API_VERSIONS)('400 invalid_request_error [%s]', (version) => {
     it.each([
       ['an empty name', { name: '' }, /^name: must NOT have fewer than 1 characters/],
       ['a name of 501 emoji', { name: EMOJI.repeat(501) }, /^name: must NOT have more than 500 characters/],
       ['a name of 501 ASCII characters', { name: 'n'.repeat(501) }, /^name: must NOT have more than 500 characters/],
-      ['a null name (name is not nullable)', { name: null }, /^name: must be string/],
       ['a numeric name', { name: 42 }, /^name: must be string/],
       ['an unknown status', { status: 'deleted' }, /^status: must be one of "active", "inactive", "archived", null/],
+      ['the status expired, which only the clock sets', { status: 'expired' }, /^status: must be one of /],
       ['a status in the wrong case', { status: 'ACTIVE' }, /^status: /],
       ['an unknown field', { secret: 'sk-api-x' }, /^secret: unknown field/],
-      ['an unknown field next to a valid one', { name: 'Fine', expires_at: null }, /^expires_at: unknown field/],
       ['a valid name with an invalid status', { name: 'Half applied', status: 'bogus' }, /^status: /],
       ['an array', [], /^body: /],
       ['a string', 'rename me', /^body: /],
       ['a number', 7, /^body: /],
     ])('rejects %s and changes nothing', async (_label, body, message) => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      await expectUnchangedBy(key, async () => {
-        const { response, body: error } = await post(key.id, JSON.stringify(body));
-        expectError(
-          { response, body: error },
-          { operationId: 'updateApiKey', status: 400, type: 'invalid_request_error', message },
-        );
+      await expectUnchangedBy(version, key, async () => {
+        expectError(await update(version, key.id, body), invalid(version, message));
       });
     });
 
@@ -235,316 +310,186 @@ describe('updateApiKey', () => {
       ['a JSON null', 'null'],
       ['an empty body (the request body is required)', ''],
     ])('rejects %s and changes nothing', async (_label, text) => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      await expectUnchangedBy(key, async () => {
-        const { response, body } = await post(key.id, text);
-        expectError(
-          { response, body },
-          { operationId: 'updateApiKey', status: 400, type: 'invalid_request_error', message: /^body: / },
-        );
-      });
-    });
-
-    it('rejects a request without a version header and changes nothing', async () => {
-      const key = await newKey();
-
-      await expectUnchangedBy(key, async () => {
-        const { response, body } = await post(key.id, JSON.stringify({ name: 'No version' }), {
-          'vendor-version': undefined,
-        });
-        expectError(
-          { response, body },
-          {
-            operationId: 'updateApiKey',
-            status: 400,
-            type: 'invalid_request_error',
-            message: 'vendor-version: header is required',
-          },
-        );
-      });
-    });
-
-    it('rejects an unsupported version and changes nothing', async () => {
-      const key = await newKey();
-
-      await expectUnchangedBy(key, async () => {
-        const { response, body } = await post(key.id, JSON.stringify({ name: 'Old version' }), {
-          'vendor-version': '2022-01-01',
-        });
-        expectError(
-          { response, body },
-          {
-            operationId: 'updateApiKey',
-            status: 400,
-            type: 'invalid_request_error',
-            message: /^vendor-version: .*"2022-01-01"/,
-          },
-        );
+      await expectUnchangedBy(version, key, async () => {
+        expectError(await post(version, key.id, text), invalid(version, /^body: /));
       });
     });
 
     it('rejects a query parameter the operation does not declare and changes nothing', async () => {
-      const key = await newKey();
+      const key = await newKey(version);
 
-      await expectUnchangedBy(key, async () => {
-        const result = await server.request(`${API_KEYS_PATH}/${key.id}?dry_run=true`, {
+      await expectUnchangedBy(version, key, async () => {
+        const result = await server.request(`${apiKeyPath(key.id)}?dry_run=true`, {
           method: 'POST',
-          headers: { 'x-api-key': org.adminKey, 'vendor-version': API_VERSION, 'content-type': 'application/json' },
+          headers: headers(version),
           body: JSON.stringify({ name: 'Query' }),
         });
-        expectMatchesSpec('updateApiKey', result.response, result.body);
-        expectError(result, {
-          operationId: 'updateApiKey',
-          status: 400,
-          type: 'invalid_request_error',
-          message: /^dry_run: unknown query parameter/,
-        });
+        expectError(result, invalid(version, /^dry_run: unknown query parameter/));
       });
     });
-  });
 
-  describe('401 authentication_error', () => {
     it.each([
-      ['no x-api-key', ''],
-      ['an unknown admin key', 'sk-adm-notarealkeynotarealkeynotarealkeynotar'],
-    ])('rejects %s and changes nothing', async (_label, adminKey) => {
-      const key = await newKey();
+      ['active', { status: 'active' }],
+      ['inactive', { status: 'inactive' }],
+    ])('refuses to make an expired key %s again, and changes nothing', async (_, body) => {
+      const key = await newKey(version, nowMicros() - SECOND);
 
-      await expectUnchangedBy(key, async () => {
-        const result = await postRaw(
-          server,
-          key.id,
-          JSON.stringify({ status: 'archived' }),
-          jsonPostHeaders(adminKey, { 'x-api-key': adminKey === '' ? undefined : adminKey }),
-        );
-        expectMatchesSpec('updateApiKey', result.response, result.body);
-        expectError(result, {
-          operationId: 'updateApiKey',
-          status: 401,
-          type: 'authentication_error',
-          message: adminKey === '' ? 'x-api-key header is required' : 'invalid x-api-key',
-        });
-      });
-    });
-
-    it('rejects a disabled admin key and changes nothing', async () => {
-      const key = await newKey();
-      const disabled = await server.store.createAdminKey({ organizationId: org.id, name: 'disabled' });
-      await server.store.setAdminKeyStatus(disabled.adminKey.id, 'disabled');
-
-      await expectUnchangedBy(key, async () => {
-        const { error, response } = await server.clientFor(disabled.secret).POST(KEY_PATH, {
-          params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-          body: { status: 'archived' },
-        });
-        expectMatchesSpec('updateApiKey', response, error);
-        expectError(
-          { response, body: error },
-          { operationId: 'updateApiKey', status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
-        );
+      await expectUnchangedBy(version, key, async () => {
+        const message = 'status: the key has expired; an expired key can only be renamed or archived';
+        expectError(await update(version, key.id, body), invalid(version, message));
       });
     });
   });
 
-  describe('403 permission_error', () => {
+  describe('400 invalid_request_error [2023-06-01]', () => {
+    it.each([
+      ['a null name (name is not nullable in this version)', { name: null }, /^name: must be string/],
+      ['an expiry, which this version does not have', { expires_at: '2099-01-01T00:00:00Z' }, /^expires_at: /],
+      ['an unknown field next to a valid one', { name: 'Fine', expires_at: null }, /^expires_at: unknown field/],
+    ])('rejects %s and changes nothing', async (_label, body, message) => {
+      const key = await newKey(API_VERSION);
+
+      await expectUnchangedBy(API_VERSION, key, async () => {
+        expectError(await update(API_VERSION, key.id, body), invalid(API_VERSION, message));
+      });
+    });
+
+    it.each([
+      ['without a version header', { 'vendor-version': undefined }, 'vendor-version: header is required'],
+      ['of an unsupported version', { 'vendor-version': '2022-01-01' }, /^vendor-version: .*"2022-01-01"/],
+    ])('rejects a request %s and changes nothing', async (_label, overrides, message) => {
+      const key = await newKey(API_VERSION);
+
+      await expectUnchangedBy(API_VERSION, key, async () => {
+        const result = await post(API_VERSION, key.id, JSON.stringify({ name: 'No version' }), overrides);
+        expectError(result, invalid(API_VERSION, message));
+      });
+    });
+  });
+
+  describe('400 invalid_request_error [2026-10-21]', () => {
+    it.each([
+      ['an expiry in the past', { expires_at: '2001-01-01T00:00:00Z' }, 'expires_at: must lie in the future'],
+      [
+        'an expiry later than the latest one',
+        { expires_at: '9999-12-31T23:59:59.999999Z' },
+        `expires_at: must be no later than ${LATEST_EXPIRY}`,
+      ],
+      ['an expiry without a time zone', { expires_at: '2099-01-01T00:00:00' }, /^expires_at: /],
+      ['a date that does not exist', { expires_at: '2099-02-30T00:00:00Z' }, /^expires_at: /],
+      ['more than six fractional digits', { expires_at: '2099-01-01T00:00:00.1234567Z' }, /^expires_at: /],
+      ['an expiry that is a number', { expires_at: 4102444800 }, /^expires_at: /],
+    ])('rejects %s and changes nothing', async (_label, body, message) => {
+      const key = await newKey(LATEST);
+
+      await expectUnchangedBy(LATEST, key, async () => {
+        expectError(await update(LATEST, key.id, body), invalid(LATEST, message));
+      });
+    });
+
+    it.each([
+      ['a new expiry', { expires_at: '2099-01-01T00:00:00Z' }],
+      ['no expiry', { expires_at: null }],
+    ])('refuses to give an expired key %s, and changes nothing', async (_, body) => {
+      const key = await newKey(LATEST, nowMicros() - SECOND);
+
+      await expectUnchangedBy(LATEST, key, async () => {
+        const message = 'expires_at: the key has expired; an expired key can only be renamed or archived';
+        expectError(await update(LATEST, key.id, body), invalid(LATEST, message));
+      });
+    });
+  });
+
+  const operation = (version: ApiVersion): RefusedOperation => ({
+    operationId: 'updateApiKey',
+    version,
+    context: () => ({ server, organizationId: refused.id }),
+    path: async (on, organizationId) => apiKeyPath((await createKey(on.store, organizationId)).apiKey.id),
+    body: { name: 'Never saved', status: 'archived' },
+    storeMethod: 'updateApiKey',
+  });
+  const adminKey = () => refused.adminKey;
+
+  describe.each(API_VERSIONS)('401 authentication_error [%s]', (version) => refusesUnauthenticated(operation(version)));
+
+  describe.each(API_VERSIONS)('403 permission_error [%s]', (version) => {
+    refusesRegularKeys(operation(version));
+    refusesVerifierKeys(operation(version));
+
     it('refuses a regular API key trying to rename itself and changes nothing', async () => {
       org = await server.createOrganization();
       const { apiKey, secret } = await createKey(server.store, org.id, { name: 'Original name' });
+      const self = await getKey(version, apiKey.id);
 
-      await expectUnchangedBy(apiKey, async () => {
-        const { error, response } = await server.clientFor(secret).POST(KEY_PATH, {
-          params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
-          body: { name: 'Self-renamed' },
-        });
-        expectMatchesSpec('updateApiKey', response, error);
-        expectError(
-          { response, body: error },
-          { operationId: 'updateApiKey', status: 403, type: 'permission_error', message: /admin key/ },
-        );
+      await expectUnchangedBy(version, self, async () => {
+        const result = await post(version, self.id, JSON.stringify({ name: 'Self-renamed' }), { 'x-api-key': secret });
+        expectError(result, { ...invalid(version, /admin key/), status: 403, type: 'permission_error' });
       });
     });
   });
 
-  describe('404 not_found_error', () => {
-    it('answers 404 naming the ID when no key has it', async () => {
-      org = await server.createOrganization();
-
-      const { error, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: 'apikey_000000000000000000000000' } },
-        body: { name: 'Ghost' },
-      });
-
-      expectMatchesSpec('updateApiKey', response, error);
-      expectError(
-        { response, body: error },
-        {
-          operationId: 'updateApiKey',
-          status: 404,
-          type: 'not_found_error',
-          message: 'api_key_id: no API key with ID apikey_000000000000000000000000',
-        },
-      );
+  describe.each(API_VERSIONS)('404 not_found_error [%s]', (version) => {
+    const notFound = (id: string): ExpectedError => ({
+      operationId: 'updateApiKey',
+      status: 404,
+      type: 'not_found_error',
+      message: `api_key_id: no API key with ID ${id}`,
+      version,
     });
 
-    it('answers 404 for an empty update of a key that does not exist', async () => {
+    it.each([
+      ['a rename', { name: 'Ghost' }],
+      ['an empty update', {}],
+    ])('answers 404 naming the ID for %s of a key that does not exist', async (_, body) => {
       org = await server.createOrganization();
+      const id = 'apikey_000000000000000000000000';
 
-      const { error, response } = await org.client.POST(KEY_PATH, {
-        params: { header: VERSION_HEADER, path: { api_key_id: 'apikey_000000000000000000000000' } },
-        body: {},
-      });
-
-      expectMatchesSpec('updateApiKey', response, error);
-      expect(response.status).toBe(404);
+      expectError(await update(version, id, body), notFound(id));
     });
 
     it('answers a key of another organization as one that does not exist, and leaves it unchanged', async () => {
-      const key = await newKey();
-      const intruder = await server.createOrganization();
+      const key = await newKey(version);
+      const owner = org;
+      org = await server.createOrganization();
 
-      await expectUnchangedBy(key, async () => {
-        const { error, response } = await intruder.client.POST(KEY_PATH, {
-          params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-          body: { name: 'Hijacked', status: 'archived' },
-        });
-        expectMatchesSpec('updateApiKey', response, error);
-        expectError(
-          { response, body: error },
-          {
-            operationId: 'updateApiKey',
-            status: 404,
-            type: 'not_found_error',
-            message: `api_key_id: no API key with ID ${key.id}`,
-          },
-        );
-      });
+      const result = await update(version, key.id, { name: 'Hijacked', status: 'archived' });
+
+      expectError(result, notFound(key.id));
+      org = owner;
+      expect(await getKey(version, key.id)).toEqual(key);
     });
   });
 
-  describe('413 request_too_large', () => {
-    it('rejects a body over 1 MiB and changes nothing', async () => {
-      const key = await newKey();
+  describe.each(API_VERSIONS)('413 request_too_large [%s]', (version) =>
+    refusesLargeBodies(operation(version), adminKey),
+  );
 
-      await expectUnchangedBy(key, async () => {
-        const { response, body } = await post(key.id, JSON.stringify({ name: 'x'.repeat(1024 * 1024) }));
-        expectError(
-          { response, body },
-          {
-            operationId: 'updateApiKey',
-            status: 413,
-            type: 'request_too_large',
-            message: 'request body is larger than 1 MiB',
-          },
-        );
-      });
-    });
-  });
+  describe.each(API_VERSIONS)('415 invalid_request_error (unsupported media type) [%s]', (version) => {
+    refusesOtherMediaTypes(operation(version), adminKey);
 
-  describe('415 invalid_request_error (unsupported media type)', () => {
     it.each([
-      ['text/plain', 'text/plain'],
-      ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
-      ['no content-type', undefined],
-    ])('rejects a JSON body sent as %s and changes nothing', async (_label, contentType) => {
-      const key = await newKey();
+      ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', /^content-type: .*application\/json$/],
+      ['no content-type', undefined, /^content-type: .*application\/json$/],
+      ['a charset other than UTF-8', 'application/json; charset=iso-8859-1', /^content-type: /],
+    ])('rejects a JSON body sent as %s and changes nothing', async (_label, contentType, message) => {
+      const key = await newKey(version);
       // A byte body, unlike a string, gets no default content type from fetch.
       const json = new TextEncoder().encode(JSON.stringify({ name: 'Wrong type' }));
 
-      await expectUnchangedBy(key, async () => {
-        const { response, body } = await post(key.id, json, { 'content-type': contentType });
-        expectError(
-          { response, body },
-          {
-            operationId: 'updateApiKey',
-            status: 415,
-            type: 'invalid_request_error',
-            message: 'content-type: the request body must be application/json',
-          },
-        );
-      });
-    });
-
-    it('rejects a charset other than UTF-8 and changes nothing', async () => {
-      const key = await newKey();
-
-      await expectUnchangedBy(key, async () => {
-        const { response, body } = await post(key.id, JSON.stringify({ name: 'Latin' }), {
-          'content-type': 'application/json; charset=iso-8859-1',
-        });
-        expectError(
-          { response, body },
-          { operationId: 'updateApiKey', status: 415, type: 'invalid_request_error', message: /^content-type: / },
-        );
+      await expectUnchangedBy(version, key, async () => {
+        const result = await post(version, key.id, json, { 'content-type': contentType });
+        expectError(result, { ...invalid(version, message), status: 415 });
       });
     });
   });
 
-  describe('429 rate_limit_error', () => {
-    it('refuses an update over the admin key budget with retry-after, and changes nothing', async () => {
-      const limited = await startTestServer({ rateLimits: { perMinute: 1, burst: 1, authFailuresPerMinute: 0 } });
-      try {
-        const organization = await limited.createOrganization();
-        const { apiKey } = await createKey(limited.store, organization.id, { name: 'Original name' });
-        const update = (name: string) =>
-          organization.client.POST(KEY_PATH, {
-            params: { header: VERSION_HEADER, path: { api_key_id: apiKey.id } },
-            body: { name },
-          });
-        expect((await update('First')).response.status).toBe(200);
+  describe.each(API_VERSIONS)('429 rate_limit_error [%s]', (version) => refusesOverBudget(operation(version)));
 
-        const { error, response } = await update('Refused');
+  describe.each(API_VERSIONS)('503 service_unavailable_error [%s]', (version) =>
+    answersUnavailable(operation(version), adminKey),
+  );
 
-        expectError(
-          { response, body: error },
-          {
-            operationId: 'updateApiKey',
-            status: 429,
-            type: 'rate_limit_error',
-            message: /^too many requests for this admin key/,
-          },
-        );
-        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect((await storedKey(limited.store, organization.id, apiKey.id))?.name).toBe('First');
-      } finally {
-        await limited.close();
-      }
-    });
-  });
-
-  describe('503 service_unavailable_error', () => {
-    it('answers 503 with retry-after when the database is unavailable, logs why, and changes nothing', async () => {
-      const key = await newKey();
-
-      await expectUnchangedBy(key, async () => {
-        const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
-        vi.spyOn(server.store, 'updateApiKey').mockRejectedValueOnce(unavailable);
-        const { error, response } = await org.client.POST(KEY_PATH, {
-          params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-          body: { name: 'Never saved' },
-        });
-        expectUnavailable(server.logLines, { response, body: error }, 'updateApiKey');
-      });
-      const line = server.logLines
-        .map((text) => JSON.parse(text))
-        .find((entry) => entry.msg === 'database unavailable');
-      expect(line).toMatchObject({ write_outcome: 'unknown' });
-    });
-  });
-
-  describe('500 api_error', () => {
-    it('answers a generic error when the store fails, logs the details, and changes nothing', async () => {
-      const key = await newKey();
-
-      await expectUnchangedBy(key, async () => {
-        vi.spyOn(server.store, 'updateApiKey').mockRejectedValueOnce(new Error('boom: database is locked'));
-        const { error, response } = await org.client.POST(KEY_PATH, {
-          params: { header: VERSION_HEADER, path: { api_key_id: key.id } },
-          body: { name: 'Never saved' },
-        });
-        expectMatchesSpec('updateApiKey', response, error);
-        expectInternalError(server.logLines, { response, body: error }, 'boom: database is locked');
-      });
-    });
-  });
+  describe.each(API_VERSIONS)('500 api_error [%s]', (version) => answersInternalErrors(operation(version), adminKey));
 });

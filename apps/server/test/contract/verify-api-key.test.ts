@@ -13,12 +13,12 @@ import { DatabaseUnavailableError, hashSecret, nowMicros } from '@apikeys/store'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   answersInternalErrors,
+  type RefusedOperation,
   refusesLargeBodies,
   refusesOtherMediaTypes,
   refusesRegularKeys,
   refusesUnauthenticated,
-  type WriteOperation,
-} from './write-refusals.js';
+} from './refusals.js';
 
 const VERSION = LATEST_API_VERSION;
 const VERIFY_PATH = '/v1/keys/verify';
@@ -64,7 +64,8 @@ describe('verifyApiKey', () => {
     });
   }
 
-  const operation: WriteOperation = {
+  const operation: RefusedOperation = {
+    version: VERSION,
     operationId: 'verifyApiKey',
     context: () => ({ server, organizationId: org.id }),
     path: async () => VERIFY_PATH,
@@ -72,7 +73,7 @@ describe('verifyApiKey', () => {
     storeMethod: 'findApiKeyBySecretHash',
   };
 
-  describe('200 the verdict, and the key when it is one of the organization', () => {
+  describe('200 the verdict, and the key when it is one of the organization [2026-10-21]', () => {
     it('says an active key is valid and which key it is, with a verifier key: never its secret or hash', async () => {
       const { apiKey, secret } = await newKey({ name: 'checkout service' });
       const workspace = (await server.store.getOrganization(org.id))?.defaultWorkspaceId;
@@ -230,7 +231,7 @@ describe('verifyApiKey', () => {
     });
   });
 
-  describe('400 invalid_request_error', () => {
+  describe('400 invalid_request_error [2026-10-21]', () => {
     it.each([
       ['no key', {}, /^key: must have required property 'key'/],
       ['an empty key', { key: '' }, /^key: /],
@@ -273,7 +274,7 @@ describe('verifyApiKey', () => {
     });
   });
 
-  describe('401 authentication_error', () => {
+  describe('401 authentication_error [2026-10-21]', () => {
     refusesUnauthenticated(operation);
 
     it('refuses a disabled verifier key', async () => {
@@ -295,7 +296,7 @@ describe('verifyApiKey', () => {
     });
   });
 
-  describe('403 permission_error', () => {
+  describe('403 permission_error [2026-10-21]', () => {
     refusesRegularKeys(operation);
 
     it.each([
@@ -340,11 +341,11 @@ describe('verifyApiKey', () => {
     });
   });
 
-  describe('413 request_too_large', () => refusesLargeBodies(operation, () => verifierKey));
-  describe('415 invalid_request_error (unsupported media type)', () =>
+  describe('413 request_too_large [2026-10-21]', () => refusesLargeBodies(operation, () => verifierKey));
+  describe('415 invalid_request_error (unsupported media type) [2026-10-21]', () =>
     refusesOtherMediaTypes(operation, () => verifierKey));
 
-  describe('429 rate_limit_error', () => {
+  describe('429 rate_limit_error [2026-10-21]', () => {
     it('refuses an address that failed to authenticate too often, even with a valid verifier key after', async () => {
       const limited = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1 } });
       try {
@@ -374,9 +375,9 @@ describe('verifyApiKey', () => {
     });
   });
 
-  describe('500 api_error', () => answersInternalErrors(operation, () => verifierKey));
+  describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, () => verifierKey));
 
-  describe('503 service_unavailable_error', () => {
+  describe('503 service_unavailable_error [2026-10-21]', () => {
     it('answers 503 with retry-after when the database is unavailable', async () => {
       const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
       vi.spyOn(server.store, 'findApiKeyBySecretHash').mockRejectedValueOnce(unavailable);

@@ -1,0 +1,215 @@
+import type { ApiVersion } from '@apikeys/api-types';
+import {
+  authHeaders,
+  type ExpectedError,
+  expectError,
+  expectInternalError,
+  expectUnavailable,
+  snapshotKeys,
+  startTestServer,
+  type TestServer,
+} from '@apikeys/server/testing';
+import { DatabaseUnavailableError, type Store } from '@apikeys/store';
+import { expect, it, vi } from 'vitest';
+
+/**
+ * The refusals the operations on API keys share (401, 403, 413, 415, 429, 500, 503), each checked to change nothing,
+ * in the API version the operation is sent with. An operation's contract test calls the one for each status inside
+ * its `describe('<status> ... [<version>]')` block, once per version whose behaviour is the same.
+ */
+export interface RefusedOperation {
+  operationId: 'listApiKeys' | 'getApiKey' | 'updateApiKey' | 'createApiKey' | 'rotateApiKey' | 'verifyApiKey';
+  /** The API version of every request. */
+  version: ApiVersion;
+  /** The server and the organization whose keys must not change. */
+  context(): { server: TestServer; organizationId: string };
+  /** The path of a request, made afresh for each case (a key to rotate, say). */
+  path(server: TestServer, organizationId: string): Promise<string>;
+  /** A valid JSON body: the operation is a POST. Without one, it is a GET. */
+  body?: Record<string, unknown>;
+  /** The store method a failing database fails. */
+  storeMethod: keyof Store;
+}
+
+/** Sends the operation with `credential` (none when undefined); `headers` add to or replace the usual ones. */
+function send(
+  operation: RefusedOperation,
+  server: TestServer,
+  path: string,
+  credential: string | undefined,
+  options: { headers?: Record<string, string>; body?: string } = {},
+) {
+  const json: Record<string, string> = operation.body === undefined ? {} : { 'content-type': 'application/json' };
+  const headers = authHeaders(credential ?? '', { 'vendor-version': operation.version, ...json, ...options.headers });
+  if (credential === undefined) {
+    delete headers['x-api-key'];
+  }
+  if (operation.body === undefined) {
+    return server.request(path, { headers });
+  }
+  return server.request(path, { method: 'POST', headers, body: options.body ?? JSON.stringify(operation.body) });
+}
+
+/** Runs `act` and asserts that the organization's keys are exactly as before. */
+async function expectNothingChanged(store: Store, organizationId: string, act: () => Promise<void>): Promise<void> {
+  const before = await snapshotKeys(store, organizationId);
+  await act();
+  expect(await snapshotKeys(store, organizationId)).toEqual(before);
+}
+
+/** What a refusal of the operation looks like, checked against the document of its version. */
+const refusal = (operation: RefusedOperation, expected: Omit<ExpectedError, 'operationId' | 'version'>) => ({
+  ...expected,
+  operationId: operation.operationId,
+  version: operation.version,
+});
+
+/** 401: no admin key, an unknown one, a disabled one. */
+export function refusesUnauthenticated(operation: RefusedOperation): void {
+  it.each([
+    ['no admin key', undefined, 'x-api-key header is required'],
+    ['an unknown admin key', `sk-adm-${'A'.repeat(43)}`, 'invalid x-api-key'],
+  ])('refuses %s and changes nothing', async (_, adminKey, message) => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    await expectNothingChanged(server.store, organizationId, async () => {
+      const result = await send(operation, server, path, adminKey);
+      expectError(result, refusal(operation, { status: 401, type: 'authentication_error', message }));
+    });
+  });
+
+  it('refuses a disabled admin key and changes nothing', async () => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    const disabled = await server.store.createAdminKey({ organizationId, name: 'disabled' });
+    await server.store.setAdminKeyStatus(disabled.adminKey.id, 'disabled');
+    await expectNothingChanged(server.store, organizationId, async () => {
+      const result = await send(operation, server, path, disabled.secret);
+      const message = 'invalid x-api-key';
+      expectError(result, refusal(operation, { status: 401, type: 'authentication_error', message }));
+    });
+  });
+}
+
+/** 403: a regular API key's secret in place of the admin key. */
+export function refusesRegularKeys(operation: RefusedOperation): void {
+  it('refuses a regular API key as the admin key and changes nothing', async () => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    const { secret } = await server.store.createApiKey({
+      organizationId,
+      name: 'regular',
+      createdBy: { id: 'user_refusals', type: 'user' },
+    });
+    await expectNothingChanged(server.store, organizationId, async () => {
+      const result = await send(operation, server, path, secret);
+      expectError(result, refusal(operation, { status: 403, type: 'permission_error', message: /admin key/ }));
+    });
+  });
+}
+
+/** 403: a verifier key, which may call verifyApiKey only. */
+export function refusesVerifierKeys(operation: RefusedOperation): void {
+  it('refuses a verifier key, which may only verify keys, and changes nothing', async () => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    const { secret } = await server.store.createVerifierKey({ organizationId, name: 'gateway' });
+    await expectNothingChanged(server.store, organizationId, async () => {
+      const result = await send(operation, server, path, secret);
+      const message = 'a verifier key may only verify API keys (POST /v1/keys/verify)';
+      expectError(result, refusal(operation, { status: 403, type: 'permission_error', message }));
+    });
+  });
+}
+
+/** 413: a body over the spec's limit. */
+export function refusesLargeBodies(operation: RefusedOperation, credential: () => string): void {
+  it('refuses a body over 1 MiB and changes nothing', async () => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    await expectNothingChanged(server.store, organizationId, async () => {
+      const body = JSON.stringify({ ...operation.body, padding: 'x'.repeat(1024 * 1024) });
+      const result = await send(operation, server, path, credential(), { body });
+      const message = 'request body is larger than 1 MiB';
+      expectError(result, refusal(operation, { status: 413, type: 'request_too_large', message }));
+    });
+  });
+}
+
+/** 415: a body that is not JSON, or is compressed. */
+export function refusesOtherMediaTypes(operation: RefusedOperation, credential: () => string): void {
+  it.each([
+    ['text/plain', { 'content-type': 'text/plain' }, /^content-type/],
+    ['a compressed body', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, /^content-encoding/],
+  ])('refuses %s with 415 and changes nothing', async (_, headers, message) => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    await expectNothingChanged(server.store, organizationId, async () => {
+      const result = await send(operation, server, path, credential(), { headers });
+      expectError(result, refusal(operation, { status: 415, type: 'invalid_request_error', message }));
+    });
+  });
+}
+
+/** 429: a request past the admin key's budget. */
+export function refusesOverBudget(operation: RefusedOperation): void {
+  it('refuses a request over the admin key budget with retry-after, and changes nothing', async () => {
+    const limited = await startTestServer({ rateLimits: { perMinute: 1, burst: 1, authFailuresPerMinute: 0 } });
+    try {
+      const organization = await limited.createOrganization();
+      const path = await operation.path(limited, organization.id);
+      const spend = await limited.request('/v1/organizations/api_keys', {
+        headers: authHeaders(organization.adminKey, { 'vendor-version': operation.version }),
+      });
+      expect(spend.response.status).toBe(200);
+      await expectNothingChanged(limited.store, organization.id, async () => {
+        const result = await send(operation, limited, path, organization.adminKey);
+        const message = /^too many requests for this admin key/;
+        expectError(result, refusal(operation, { status: 429, type: 'rate_limit_error', message }));
+        expect(Number(result.response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(result.response.headers.get('ratelimit-remaining')).toBe('0');
+      });
+    } finally {
+      await limited.close();
+    }
+  });
+}
+
+/** 503: the database is unavailable; `retry-after`, and the log says why. */
+export function answersUnavailable(operation: RefusedOperation, credential: () => string): void {
+  const write = operation.body !== undefined;
+  it(`answers 503 with retry-after when the database is unavailable${write ? ', the outcome unknown' : ''}`, async () => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    await expectNothingChanged(server.store, organizationId, async () => {
+      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
+      vi.spyOn(server.store, operation.storeMethod).mockRejectedValueOnce(unavailable);
+      const result = await send(operation, server, path, credential());
+      vi.restoreAllMocks();
+      expectUnavailable(server.logLines, result, operation.operationId, operation.version);
+      const logged = server.logLines
+        .map((text) => JSON.parse(text))
+        .find(
+          (entry) =>
+            entry.msg === 'database unavailable' &&
+            entry.request_id === (result.body as { request_id?: string }).request_id,
+        );
+      // A read has no outcome to be unsure of; a write may or may not have been committed.
+      expect(logged?.write_outcome).toBe(write ? 'unknown' : undefined);
+    });
+  });
+}
+
+/** 500: the store fails; a generic answer, and the details in the log only. */
+export function answersInternalErrors(operation: RefusedOperation, credential: () => string): void {
+  it('answers a generic error when the store fails, logs the details, and changes nothing', async () => {
+    const { server, organizationId } = operation.context();
+    const path = await operation.path(server, organizationId);
+    await expectNothingChanged(server.store, organizationId, async () => {
+      vi.spyOn(server.store, operation.storeMethod).mockRejectedValueOnce(new Error('boom: disk on fire'));
+      const result = await send(operation, server, path, credential());
+      vi.restoreAllMocks();
+      expectInternalError(server.logLines, result, 'boom: disk on fire');
+    });
+  });
+}
