@@ -23,7 +23,7 @@ export interface KeyFields {
   workspaceId?: string | null;
   createdBy?: CreatedBy;
   status?: ApiKeyStatus;
-  /** When the key expires (from 2026-10-21); never unless given. */
+  /** When the key expires (API versions with expiry); never unless given. */
   expiresAt?: EpochMicros | null;
   principal?: Principal | null;
   /** `organization` needs a `principal` and no `workspaceId`. */
