@@ -2,7 +2,7 @@ import type { UnavailableReason } from '../unavailable.js';
 
 /** The reason a SQLite error means the database is unavailable, by the primary result code it starts with. */
 const REASONS: [prefix: string, reason: UnavailableReason][] = [
-  // Another connection holds the lock past busy_timeout (the deadline).
+  // Another connection holds the lock past the deadline.
   ['SQLITE_BUSY', 'busy'],
   ['SQLITE_LOCKED', 'busy'],
   ['SQLITE_READONLY', 'read_only'],
