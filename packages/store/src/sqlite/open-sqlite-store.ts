@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely } from 'kysely';
+import { CommitTrackingDialect } from '../commit-tracking-dialect.js';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import { type BulkTable, bulkColumns, type DatabaseSchema } from '../schema.js';
 import {
@@ -165,7 +166,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   };
 
   const db = new Kysely<DatabaseSchema>({
-    dialect: new LockWaitingSqliteDialect(database, timeoutMs),
+    dialect: new CommitTrackingDialect(new LockWaitingSqliteDialect(database, timeoutMs)),
     ...queryLog(options.onQuery),
   });
 
