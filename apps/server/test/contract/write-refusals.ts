@@ -155,21 +155,25 @@ export function refusesOverBudget(operation: WriteOperation): void {
 }
 
 export function answersUnavailable(operation: WriteOperation, adminKey: () => string): void {
-  it('answers 503 with retry-after when the database is unavailable, says the outcome is unknown', async () => {
-    const { server, organizationId } = operation.context();
-    const path = await operation.path(server, organizationId);
-    await expectNothingChanged(server.store, organizationId, async () => {
-      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
-      vi.spyOn(server.store, operation.storeMethod).mockRejectedValueOnce(unavailable);
-      const result = await send(server, path, jsonHeaders(adminKey()), JSON.stringify(operation.body));
-      vi.restoreAllMocks();
-      expectUnavailable(server.logLines, result, operation.operationId, VERSION);
-    });
-    const requestIds = server.logLines
-      .map((text) => JSON.parse(text))
-      .filter((entry) => entry.msg === 'database unavailable');
-    expect(requestIds.at(-1)).toMatchObject({ write_outcome: 'unknown' });
-  });
+  it.each([
+    ['was not made (the lock was never obtained, no connection)', 'not_made'],
+    ['may have been made (sent, and no answer came)', 'unknown'],
+  ] as const)(
+    'answers 503 with retry-after when the database is unavailable, and says the change %s',
+    async (_, writeOutcome) => {
+      const { server, organizationId } = operation.context();
+      const path = await operation.path(server, organizationId);
+      await expectNothingChanged(server.store, organizationId, async () => {
+        const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked', {
+          writeOutcome,
+        });
+        vi.spyOn(server.store, operation.storeMethod).mockRejectedValueOnce(unavailable);
+        const result = await send(server, path, jsonHeaders(adminKey()), JSON.stringify(operation.body));
+        vi.restoreAllMocks();
+        expectUnavailable(server.logLines, result, operation.operationId, VERSION, writeOutcome);
+      });
+    },
+  );
 }
 
 export function answersInternalErrors(operation: WriteOperation, adminKey: () => string): void {

@@ -24,6 +24,7 @@ import {
   parseDatabaseUrl,
   type Store,
   type UnavailableReason,
+  type WriteOutcome,
 } from '@apikeys/store';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { mountsAvailable, mountTmpfs, type Tmpfs } from './tmpfs.js';
@@ -37,6 +38,17 @@ const DEADLINE_MS = 1000;
 const DEADLINE_SLACK_MS = 500;
 /** The longest `/health` may take while writes wait for the lock (issue 29). */
 const HEALTH_LIMIT_MS = 50;
+
+/**
+ * What a refused write did, by the reason SQLite refused it: SQLite undoes a write that found the lock held, the file
+ * read-only or the disk full; an I/O error may come after the commit record was written.
+ */
+const WRITE_OUTCOMES: Partial<Record<UnavailableReason, WriteOutcome>> = {
+  busy: 'not_made',
+  read_only: 'not_made',
+  full: 'not_made',
+  io_error: 'unknown',
+};
 
 /** The three keys every database starts with; each scenario updates them. */
 const KEYS = ['a', 'b', 'c'] as const;
@@ -269,7 +281,7 @@ class Client {
 
   /**
    * Expects the 503 contract (error shape, message, `retry-after`, one warning line with this request ID) with one of
-   * `reasons` in the log; returns the log line.
+   * `reasons` in the log, and the message and `write_outcome` of what the write did; returns the log line.
    */
   async expectUnavailable(
     result: Timed,
@@ -283,14 +295,14 @@ class Client {
       (entry) => entry.msg === 'database unavailable' && entry.request_id === requestId,
       5000,
     );
+    expect(reasons, JSON.stringify(line)).toContain(line.reason);
     expectUnavailable(
       this.server.lines.map((entry) => JSON.stringify(entry)),
       result,
       operationId,
       operationId === 'updateApiKey' ? undefined : LATEST_API_VERSION,
+      WRITE_OUTCOMES[line.reason as UnavailableReason],
     );
-    expect(reasons, JSON.stringify(line)).toContain(line.reason);
-    expect(line.write_outcome).toBe('unknown');
     return line;
   }
 
