@@ -90,13 +90,15 @@ function watchEventLoop(): () => number {
   };
 }
 
-/** How a call ended, and when (ms after `started`). */
+/** How a call ended (done, or its reason and write outcome), and when (ms after `started`). */
 async function settle(call: () => Promise<unknown>, started: number): Promise<{ outcome: string; ms: number }> {
   try {
     await call();
     return { outcome: 'done', ms: performance.now() - started };
   } catch (error) {
-    const outcome = error instanceof DatabaseUnavailableError ? error.reason : String(error);
+    // A write refused for the lock was never made: the refusal says so.
+    const outcome =
+      error instanceof DatabaseUnavailableError ? `${error.reason}, ${error.writeOutcome}` : String(error);
     return { outcome, ms: performance.now() - started };
   }
 }
@@ -165,7 +167,7 @@ describe('SQLite writes while another process holds the write lock', () => {
       }
 
       const refusals = Object.fromEntries(writes.map(([name], index) => [name, results[index]?.outcome]));
-      expect(refusals).toEqual(Object.fromEntries(writes.map(([name]) => [name, 'busy'])));
+      expect(refusals).toEqual(Object.fromEntries(writes.map(([name]) => [name, 'busy, not_made'])));
       for (const [index, [name]] of writes.entries()) {
         const ms = results[index]?.ms ?? 0;
         expect(ms, name).toBeGreaterThanOrEqual(DEADLINE_MS - 5);
