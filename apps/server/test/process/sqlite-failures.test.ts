@@ -407,7 +407,7 @@ describe('a SQLite database locked by another process past the deadline', () => 
     expect(readDuring.elapsedMs).toBeLessThan(200);
   });
   // SQLite's busy handler sleeps on the event loop: a write waiting in it would hold every request, /health included.
-  it('answers /health at once while a create, a rotation and an update wait for the lock; each 503 at the deadline', async () => {
+  it('answers /health at once while a create, a rotation and an update wait for the lock; 503s at the deadline', async () => {
     const { client, holder } = await lockedDatabase();
     let probing = true;
     const healthMs: number[] = [];
@@ -429,8 +429,11 @@ describe('a SQLite database locked by another process past the deadline', () => 
     await probes;
 
     if (process.env.DEADLINE_FIGURES) {
-      const figures = `writes refused after ${refused.map((result) => result.elapsedMs).join(', ')} ms; ${healthMs.length} /health probes, the slowest ${Math.max(...healthMs)} ms`;
-      process.stderr.write(`[sqlite lock] ${figures}\n`);
+      const refusedMs = refused.map((result) => result.elapsedMs).join(', ');
+      const slowest = Math.max(...healthMs);
+      process.stderr.write(
+        `[sqlite lock] writes refused after ${refusedMs} ms; ${healthMs.length} /health probes, slowest ${slowest} ms\n`,
+      );
     }
     for (const [index, [operationId]] of writes.entries()) {
       const result = refused[index] as Timed;
