@@ -115,15 +115,24 @@ export function expectInternalError(
   expect(logged[0]?.err?.message).toBe(secretDetail);
 }
 
+/** The message of a 503: for a read, or for a change by what became of it (spec: ServiceUnavailable). */
+export const UNAVAILABLE_MESSAGES = {
+  read: 'the database is unavailable; retry later',
+  not_made: 'the database is unavailable; the change was not made: retry later',
+  unknown: 'the database is unavailable; the outcome is unknown: read the key before retrying',
+} as const;
+
 /**
- * Asserts the 503 contract: `service_unavailable_error` with the generic message, a `retry-after` of whole seconds,
- * and one warning in the log, with the request ID of the response, that says why (and hides nothing from the log).
+ * Asserts the 503 contract: `service_unavailable_error` with the message of a read, or, given `writeOutcome`, of a
+ * change that was not made or may have been, a `retry-after` of whole seconds, and one warning in the log, with the
+ * request ID of the response, that says why (and hides nothing from the log) and, for a change, its `write_outcome`.
  */
 export function expectUnavailable(
   logLines: readonly string[],
   result: { response: Response; body: unknown },
   operationId: OperationId,
   version: ApiVersion = API_VERSION,
+  writeOutcome?: 'not_made' | 'unknown',
 ): void {
   const { response, body } = result;
   const requestId = response.headers.get('request-id');
@@ -131,14 +140,24 @@ export function expectUnavailable(
   expectMatchesSpec(operationId, response, body, version);
   expect(body).toEqual({
     type: 'error',
-    error: { type: 'service_unavailable_error', message: 'the database is unavailable; retry later' },
+    error: { type: 'service_unavailable_error', message: UNAVAILABLE_MESSAGES[writeOutcome ?? 'read'] },
     request_id: requestId,
   });
   expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
   const logged = logLines
-    .map((line) => JSON.parse(line) as { level?: number; request_id?: string; msg?: string; reason?: string })
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          level?: number;
+          request_id?: string;
+          msg?: string;
+          reason?: string;
+          write_outcome?: string;
+        },
+    )
     .filter((entry) => entry.request_id === requestId && entry.msg === 'database unavailable');
   expect(logged).toHaveLength(1);
   expect(logged[0]?.level).toBe(40);
   expect(logged[0]?.reason).toEqual(expect.any(String));
+  expect(logged[0]?.write_outcome).toBe(writeOutcome);
 }

@@ -29,6 +29,7 @@ export {
   expectMatchesSpec,
   expectNoInternals,
   expectUnavailable,
+  UNAVAILABLE_MESSAGES,
 } from './expect.js';
 export {
   createKey,

@@ -20,4 +20,4 @@ export { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';
 export { DEFAULT_TIMEOUT_MS, type StoreOptions } from './store-options.js';
 export { nowMicros } from './time.js';
 export type * from './types.js';
-export { DatabaseUnavailableError, type UnavailableReason } from './unavailable.js';
+export { DatabaseUnavailableError, type UnavailableReason, type WriteOutcome } from './unavailable.js';

@@ -8,8 +8,8 @@ export interface StoreOptions {
   poolSize?: number | undefined;
   /**
    * The deadline of every call, in milliseconds: connecting, waiting for a connection, each statement (PostgreSQL),
-   * waiting for a lock (SQLite's busy_timeout). Past it the call fails with a DatabaseUnavailableError. Default:
-   * `DEFAULT_TIMEOUT_MS`.
+   * waiting for a lock another connection holds (SQLite, on timers). Past it the call fails with a
+   * DatabaseUnavailableError. Default: `DEFAULT_TIMEOUT_MS`.
    */
   timeoutMs?: number | undefined;
   /** Rows per transaction of `seedApiKeys` (default: `DEFAULT_BULK_LOAD_ROWS_PER_COMMIT`). */

@@ -16,35 +16,74 @@ export type UnavailableReason =
   | 'io_error';
 
 /**
- * The database could not serve a store call: the call may be tried again later. For a write, its outcome is
- * unknown unless `reason` says it never reached the database; the caller must not report it as done.
+ * What a store call that failed changed: `not_made`, certainly nothing (the lock was never obtained, no connection
+ * could be made, a statement failed before the commit, the deadline passed while the call waited in a queue; and
+ * every read); `unknown`, a write whose commit (or whose one statement, on its own) was sent and got no answer, so
+ * that it may have committed.
+ */
+export type WriteOutcome = 'not_made' | 'unknown';
+
+/**
+ * The database could not serve a store call: the call may be tried again later. `writeOutcome` says whether a write
+ * may have been made all the same: the caller must not report it as done, nor as not done unless `not_made`.
  */
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
+  readonly writeOutcome: WriteOutcome;
 
   constructor(
     readonly reason: UnavailableReason,
     message: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; writeOutcome?: WriteOutcome } = {},
   ) {
     super(message, { cause: options.cause });
+    this.writeOutcome = options.writeOutcome ?? 'unknown';
   }
 }
 
-/** Tells which errors of an engine mean that the database is unavailable, and why; undefined for any other error. */
-export type UnavailableClassifier = (error: unknown) => UnavailableReason | undefined;
+/** Why an engine's error means the database is unavailable, and what a write that it ended did. */
+export interface Unavailability {
+  reason: UnavailableReason;
+  /** For a write ended by this error, when nothing else is known of where it failed (see `beforeCommit`). */
+  writeOutcome: WriteOutcome;
+}
 
-/** Rethrows `error` as a DatabaseUnavailableError when the classifier recognises it, as it is otherwise. */
-function reclassify(error: unknown, classify: UnavailableClassifier): never {
+/** Tells which errors of an engine mean that the database is unavailable; undefined for any other error. */
+export type UnavailableClassifier = (error: unknown) => Unavailability | undefined;
+
+/** The errors that ended a write before its commit was sent (see `beforeCommit`). */
+const raisedBeforeCommit = new WeakSet<object>();
+
+/**
+ * Records that `error` ended a write before the statement that commits it was sent (a failed BEGIN or statement of a
+ * transaction, no connection): whatever the error, the write was not made. Returns the error.
+ */
+export function beforeCommit<E>(error: E): E {
+  if (typeof error === 'object' && error !== null) {
+    raisedBeforeCommit.add(error);
+  }
+  return error;
+}
+
+/**
+ * Rethrows `error` as a DatabaseUnavailableError when the classifier recognises it, as it is otherwise. A read
+ * (`write` false) changed nothing, whatever the error.
+ */
+function reclassify(error: unknown, classify: UnavailableClassifier, write: boolean): never {
   if (error instanceof DatabaseUnavailableError) {
     throw error;
   }
-  const reason = classify(error);
-  if (reason === undefined) {
+  const unavailable = classify(error);
+  if (unavailable === undefined) {
     throw error;
   }
+  const { reason } = unavailable;
+  const notMade = !write || raisedBeforeCommit.has(error as object);
   const detail = error instanceof Error ? error.message || error.name : String(error);
-  throw new DatabaseUnavailableError(reason, `the database is unavailable (${reason}): ${detail}`, { cause: error });
+  throw new DatabaseUnavailableError(reason, `the database is unavailable (${reason}): ${detail}`, {
+    cause: error,
+    writeOutcome: notMade ? 'not_made' : unavailable.writeOutcome,
+  });
 }
 
 /**
@@ -52,38 +91,42 @@ function reclassify(error: unknown, classify: UnavailableClassifier): never {
  * DatabaseUnavailableError, whatever the call, so that callers handle one error type for every engine.
  */
 export function classifyingUnavailable(store: Store, classify: UnavailableClassifier): Store {
-  const guard = async <T>(call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (error) {
-      return reclassify(error, classify);
-    }
-  };
+  const guard =
+    (write: boolean) =>
+    async <T>(call: () => Promise<T>): Promise<T> => {
+      try {
+        return await call();
+      } catch (error) {
+        return reclassify(error, classify, write);
+      }
+    };
+  const read = guard(false);
+  const write = guard(true);
   return {
-    transaction: (work) => guard(() => store.transaction((inner) => work(classifyingUnavailable(inner, classify)))),
-    createOrganization: (name, context) => guard(() => store.createOrganization(name, context)),
-    listOrganizations: () => guard(() => store.listOrganizations()),
-    getOrganization: (id) => guard(() => store.getOrganization(id)),
-    createAdminKey: (input, context) => guard(() => store.createAdminKey(input, context)),
-    setAdminKeyStatus: (id, status, context) => guard(() => store.setAdminKeyStatus(id, status, context)),
-    findCredential: (secretHash, kind) => guard(() => store.findCredential(secretHash, kind)),
-    createVerifierKey: (input) => guard(() => store.createVerifierKey(input)),
-    setVerifierKeyStatus: (id, status) => guard(() => store.setVerifierKeyStatus(id, status)),
-    findApiKeyBySecretHash: (secretHash) => guard(() => store.findApiKeyBySecretHash(secretHash)),
-    recordKeyUsage: (uses) => guard(() => store.recordKeyUsage(uses)),
+    transaction: (work) => write(() => store.transaction((inner) => work(classifyingUnavailable(inner, classify)))),
+    createOrganization: (name, context) => write(() => store.createOrganization(name, context)),
+    listOrganizations: () => read(() => store.listOrganizations()),
+    getOrganization: (id) => read(() => store.getOrganization(id)),
+    createAdminKey: (input, context) => write(() => store.createAdminKey(input, context)),
+    setAdminKeyStatus: (id, status, context) => write(() => store.setAdminKeyStatus(id, status, context)),
+    findCredential: (secretHash, kind) => read(() => store.findCredential(secretHash, kind)),
+    createVerifierKey: (input) => write(() => store.createVerifierKey(input)),
+    setVerifierKeyStatus: (id, status) => write(() => store.setVerifierKeyStatus(id, status)),
+    findApiKeyBySecretHash: (secretHash) => read(() => store.findApiKeyBySecretHash(secretHash)),
+    recordKeyUsage: (uses) => write(() => store.recordKeyUsage(uses)),
     watchKeyChanges: (listener) => store.watchKeyChanges(listener),
-    createApiKey: (input, context) => guard(() => store.createApiKey(input, context)),
-    rotateApiKey: (input, context) => guard(() => store.rotateApiKey(input, context)),
-    seedApiKeys: (options, context) => guard(() => store.seedApiKeys(options, context)),
-    getApiKey: (organizationId, id) => guard(() => store.getApiKey(organizationId, id)),
-    listApiKeys: (query) => guard(() => store.listApiKeys(query)),
+    createApiKey: (input, context) => write(() => store.createApiKey(input, context)),
+    rotateApiKey: (input, context) => write(() => store.rotateApiKey(input, context)),
+    seedApiKeys: (options, context) => write(() => store.seedApiKeys(options, context)),
+    getApiKey: (organizationId, id) => read(() => store.getApiKey(organizationId, id)),
+    listApiKeys: (query) => read(() => store.listApiKeys(query)),
     updateApiKey: (organizationId, id, patch, context) =>
-      guard(() => store.updateApiKey(organizationId, id, patch, context)),
-    listAuditEvents: (query) => guard(() => store.listAuditEvents(query)),
-    getAuditEvent: (organizationId, id) => guard(() => store.getAuditEvent(organizationId, id)),
-    seedAuditEvents: (options) => guard(() => store.seedAuditEvents(options)),
-    ping: () => guard(() => store.ping()),
-    countActiveAdminKeys: () => guard(() => store.countActiveAdminKeys()),
+      write(() => store.updateApiKey(organizationId, id, patch, context)),
+    listAuditEvents: (query) => read(() => store.listAuditEvents(query)),
+    getAuditEvent: (organizationId, id) => read(() => store.getAuditEvent(organizationId, id)),
+    seedAuditEvents: (options) => write(() => store.seedAuditEvents(options)),
+    ping: () => read(() => store.ping()),
+    countActiveAdminKeys: () => read(() => store.countActiveAdminKeys()),
     poolStats: () => store.poolStats(),
     close: () => store.close(),
   };

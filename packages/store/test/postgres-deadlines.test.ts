@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/open-store.js';
+import { DeadlineError } from '../src/postgres/client-errors.js';
 import type { OpenedStore, Store } from '../src/types.js';
-import { DatabaseUnavailableError, type UnavailableReason } from '../src/unavailable.js';
+import { DatabaseUnavailableError, type UnavailableReason, type WriteOutcome } from '../src/unavailable.js';
 import { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from '../testing/private-postgres.js';
 
 // In CI this throws when the PostgreSQL binaries are absent, so these tests are never skipped there.
@@ -41,6 +42,11 @@ function reasonOf(outcome: Outcome): UnavailableReason | string {
     return outcome.error.reason;
   }
   return outcome.error === undefined ? 'succeeded' : `not unavailable: ${String(outcome.error)}`;
+}
+
+/** What a failed write did, as its DatabaseUnavailableError says. */
+function writeOutcomeOf(outcome: Outcome): WriteOutcome | string {
+  return outcome.error instanceof DatabaseUnavailableError ? outcome.error.writeOutcome : reasonOf(outcome);
 }
 
 /** Figures for the report, printed only when asked for (`DEADLINE_FIGURES=1`). */
@@ -163,6 +169,8 @@ describe.runIf(available)('store deadlines on a private PostgreSQL cluster', () 
     for (const outcome of second) {
       expect(reasonOf(outcome), outcome.label).toBe('unreachable');
       expect(outcome.ms, outcome.label).toBeLessThan(MARGIN_MS);
+      // The connection was refused: nothing was sent, so no write was made.
+      expect(writeOutcomeOf(outcome), outcome.label).toBe('not_made');
     }
     expect(recoveryMs).toBeLessThan(2000);
   });
@@ -197,9 +205,22 @@ describe.runIf(available)('store deadlines on a private PostgreSQL cluster', () 
     report('frozen: time to recover after thaw', recoveryMs);
     for (const outcome of [...onOpenConnections, ...onNewConnections]) {
       expect(reasonOf(outcome), outcome.label).toBe('timeout');
+      // The store's own deadline, told by its class, never by the driver's wording.
+      expect((outcome.error as Error).cause, outcome.label).toBeInstanceOf(DeadlineError);
       expect(outcome.ms, outcome.label).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
       expect(outcome.ms, outcome.label).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
     }
+    // The update was sent on an open connection and got no answer: it may have committed. The transactions never
+    // got an answer to their BEGIN, and nothing reached the new connections: not made.
+    expect(Object.fromEntries(onOpenConnections.map((outcome) => [outcome.label, writeOutcomeOf(outcome)]))).toEqual({
+      'findCredential (pipeline)': 'not_made',
+      'getApiKey (pipeline)': 'not_made',
+      'listApiKeys (pipeline)': 'not_made',
+      'updateApiKey (pipeline)': 'unknown',
+      'createOrganization (pool)': 'not_made',
+      'transaction (pool)': 'not_made',
+    });
+    expect(onNewConnections.map(writeOutcomeOf)).toEqual(onNewConnections.map(() => 'not_made'));
     expect(recoveryMs).toBeLessThan(1000);
   });
 
@@ -257,6 +278,8 @@ describe.runIf(available)('store deadlines on a private PostgreSQL cluster', () 
       for (const outcome of [update, inTransaction]) {
         expect(reasonOf(outcome), outcome.label).toBe('timeout');
         expect((outcome.error as Error).cause, outcome.label).toMatchObject({ code: '57014' });
+        // PostgreSQL cancelled the statement, rolling it back: not made.
+        expect(writeOutcomeOf(outcome), outcome.label).toBe('not_made');
         expect(outcome.ms, outcome.label).toBeGreaterThanOrEqual(TIMEOUT_MS - 150);
         expect(outcome.ms, outcome.label).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
       }
@@ -316,6 +339,8 @@ describe.runIf(available)('store deadlines on a private PostgreSQL cluster', () 
     const next = await store().transaction((inner) => inner.getApiKey(organizationId, keyIds[5] as string));
 
     expect(['busy', 'unreachable']).toContain(reasonOf(outcome));
+    // Its COMMIT was never sent.
+    expect(writeOutcomeOf(outcome)).toBe('not_made');
     expect(next?.id).toBe(keyIds[5]);
   });
 

@@ -154,7 +154,7 @@ describe('SQLite savepoints', () => {
     const { path, removeDir } = await tempDatabasePath();
     const database = new Database(path);
     try {
-      configureConnection(database, 1_000);
+      configureConnection(database);
       database.exec('create table pages (id integer primary key, filler text)');
       const insert = database.prepare('insert into pages (filler) values (?)');
       database.transaction(() => {

@@ -9,7 +9,7 @@ import {
   startTestServer,
   type TestServer,
 } from '@apikeys/server/testing';
-import { DatabaseUnavailableError, type Store } from '@apikeys/store';
+import { DatabaseUnavailableError, type Store, type WriteOutcome } from '@apikeys/store';
 import { expect, it, vi } from 'vitest';
 
 /**
@@ -177,25 +177,25 @@ export function refusesOverBudget(operation: RefusedOperation): void {
 
 /** 503: the database is unavailable; `retry-after`, and the log says why. */
 export function answersUnavailable(operation: RefusedOperation, credential: () => string): void {
-  const write = operation.body !== undefined;
-  it(`answers 503 with retry-after when the database is unavailable${write ? ', the outcome unknown' : ''}`, async () => {
+  // A read has no outcome to be unsure of; a write was either certainly not made, or may have been.
+  const outcomes: [string, WriteOutcome | undefined][] =
+    operation.body === undefined
+      ? [['a read', undefined]]
+      : [
+          ['says the change was not made (the lock was never obtained, no connection)', 'not_made'],
+          ['says the change may have been made (sent, and no answer came)', 'unknown'],
+        ];
+  it.each(outcomes)('answers 503 with retry-after when the database is unavailable: %s', async (_, writeOutcome) => {
     const { server, organizationId } = operation.context();
     const path = await operation.path(server, organizationId);
     await expectNothingChanged(server.store, organizationId, async () => {
-      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
+      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked', {
+        writeOutcome: writeOutcome ?? 'not_made',
+      });
       vi.spyOn(server.store, operation.storeMethod).mockRejectedValueOnce(unavailable);
       const result = await send(operation, server, path, credential());
       vi.restoreAllMocks();
-      expectUnavailable(server.logLines, result, operation.operationId, operation.version);
-      const logged = server.logLines
-        .map((text) => JSON.parse(text))
-        .find(
-          (entry) =>
-            entry.msg === 'database unavailable' &&
-            entry.request_id === (result.body as { request_id?: string }).request_id,
-        );
-      // A read has no outcome to be unsure of; a write may or may not have been committed.
-      expect(logged?.write_outcome).toBe(write ? 'unknown' : undefined);
+      expectUnavailable(server.logLines, result, operation.operationId, operation.version, writeOutcome);
     });
   });
 }

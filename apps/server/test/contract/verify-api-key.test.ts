@@ -378,13 +378,16 @@ describe('verifyApiKey', () => {
   describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, () => verifierKey));
 
   describe('503 service_unavailable_error [2026-10-21]', () => {
-    it('answers 503 with retry-after when the database is unavailable', async () => {
-      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
+    it('answers 503 with retry-after when the database is unavailable, and says nothing was changed', async () => {
+      // The lookup is a read: the store says that nothing was made.
+      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked', {
+        writeOutcome: 'not_made',
+      });
       vi.spyOn(server.store, 'findApiKeyBySecretHash').mockRejectedValueOnce(unavailable);
 
       const result = await verify(`sk-api-${'A'.repeat(43)}`);
 
-      expectUnavailable(server.logLines, result, 'verifyApiKey', VERSION);
+      expectUnavailable(server.logLines, result, 'verifyApiKey', VERSION, 'not_made');
     });
   });
 });

@@ -5,14 +5,16 @@ import {
   authHeaders,
   DEFAULT_ORGANIZATION,
   fetchText,
+  type LogLine,
   onPostgres,
   type PrivatePostgres,
   privatePostgresAvailable,
   type StartedServerProcess,
   startPrivatePostgres,
   startServerProcess,
+  UNAVAILABLE_MESSAGES,
 } from '@apikeys/server/testing';
-import { type OpenedStore, openStore } from '@apikeys/store';
+import { type OpenedStore, openStore, type WriteOutcome } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const ORGANIZATION = DEFAULT_ORGANIZATION.id;
@@ -23,7 +25,6 @@ const MARGIN_MS = 750;
 const POOL_SIZE = 4;
 /** The server's connections carry this name, so that the test can count and terminate them. */
 const SERVER_APPLICATION = 'outage_test_server';
-const UNAVAILABLE_MESSAGE = 'the database is unavailable; retry later';
 /** A request still unanswered after this long counts as hung. */
 const HUNG_MS = 15_000;
 
@@ -84,15 +85,18 @@ describe.runIf(privatePostgresAvailable())(
     const oneOfEach = (n: number) =>
       Promise.all([list(), get(keyIds[n % keyIds.length] as string), update(keyIds[0] as string, `outage ${n}`)]);
 
-    /** Checks a 503 against the contract: error shape, message, retry-after, and the warning the server logged. */
-    async function expectUnavailable(reply: Reply, reasons: readonly string[]): Promise<void> {
+    /**
+     * Checks a 503 against the contract: error shape, retry-after, and the warning the server logged, with one of
+     * `reasons`; for an update, a message and `write_outcome` that say what became of it, one of `writeOutcomes`.
+     * Returns the warning.
+     */
+    async function expectUnavailable(
+      reply: Reply,
+      reasons: readonly string[],
+      writeOutcomes: readonly WriteOutcome[] = ['not_made', 'unknown'],
+    ): Promise<LogLine> {
       const context = JSON.stringify(reply);
       expect(reply.status, context).toBe(503);
-      expect(reply.body, context).toEqual({
-        type: 'error',
-        error: { type: 'service_unavailable_error', message: UNAVAILABLE_MESSAGE },
-        request_id: reply.requestId,
-      });
       expect(reply.retryAfter, context).toMatch(/^[1-9][0-9]*$/);
       const warning = await theServer().waitForLine(
         (line) => line.request_id === reply.requestId && line.msg === 'database unavailable',
@@ -100,7 +104,36 @@ describe.runIf(privatePostgresAvailable())(
       );
       expect(warning.level, context).toBe(40);
       expect(reasons, context).toContain(warning.reason);
-      expect(warning.write_outcome, context).toBe(reply.method === 'POST' ? 'unknown' : undefined);
+      if (reply.method === 'POST') {
+        expect(writeOutcomes, context).toContain(warning.write_outcome);
+      } else {
+        expect(warning.write_outcome, context).toBeUndefined();
+      }
+      const message = UNAVAILABLE_MESSAGES[reply.method === 'POST' ? (warning.write_outcome as WriteOutcome) : 'read'];
+      expect(reply.body, context).toEqual({
+        type: 'error',
+        error: { type: 'service_unavailable_error', message },
+        request_id: reply.requestId,
+      });
+      return warning;
+    }
+
+    /**
+     * Checks that an update refused by a frozen database says its outcome is unknown only when a statement was sent
+     * and not answered, and that it was not made when no connection was had in time. (A statement sent and not
+     * answered may also be the read that authenticates the update: that one changed nothing.)
+     */
+    function expectOutcomeOfDelivery(reply: Reply, warning: LogLine): void {
+      const context = JSON.stringify(warning);
+      if (reply.method !== 'POST') {
+        return;
+      }
+      if (warning.write_outcome === 'unknown') {
+        expect(warning.detail, context).toMatch(/did not answer within/);
+      }
+      if (/no connection to the database within/.test(String(warning.detail))) {
+        expect(warning.write_outcome, context).toBe('not_made');
+      }
     }
 
     /** Sends a list, a get and an update until all three answer 200; resolves with the time that took. */
@@ -168,7 +201,8 @@ describe.runIf(privatePostgresAvailable())(
       report('stopped: time to 503 (ms)', replies.map(msOf));
       report('stopped: time to recover after restart (ms)', recoveryMs);
       for (const reply of replies) {
-        await expectUnavailable(reply, ['unreachable', 'busy']);
+        // The connection was refused: the update was not made.
+        await expectUnavailable(reply, ['unreachable', 'busy'], ['not_made']);
         expect(reply.ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
       }
       expect(recoveryMs).toBeLessThan(5000);
@@ -190,12 +224,17 @@ describe.runIf(privatePostgresAvailable())(
 
       report('frozen: time to 503 (ms)', replies.map(msOf));
       report('frozen: time to recover after thaw (ms)', recoveryMs);
+      const outcomes: unknown[] = [];
       for (const reply of replies) {
-        await expectUnavailable(reply, ['timeout']);
+        const warning = await expectUnavailable(reply, ['timeout']);
+        expectOutcomeOfDelivery(reply, warning);
+        outcomes.push(warning.write_outcome);
         expect(reply.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
         expect(reply.ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
       }
       expect(recoveryMs).toBeLessThan(3000);
+      // The updates after the first round found no connection that could answer: not made.
+      expect(outcomes).toContain('not_made');
       expect(theServer().exitReason()).toBeUndefined();
     });
 
@@ -203,7 +242,10 @@ describe.runIf(privatePostgresAvailable())(
      * Updates keys one after another, one key per worker, while `disrupt` runs; then checks that each key holds its
      * last acknowledged name or a later one (an update answered 503 may or may not have committed), never an older one.
      */
-    async function updateWhile(disrupt: () => Promise<void>, workers: number): Promise<Reply[]> {
+    async function updateWhile(
+      disrupt: () => Promise<void>,
+      workers: number,
+    ): Promise<{ replies: Reply[]; warnings: LogLine[] }> {
       const keys = keyIds.slice(5, 5 + workers);
       const acknowledged = keys.map(() => -1);
       const sent = keys.map(() => -1);
@@ -234,15 +276,16 @@ describe.runIf(privatePostgresAvailable())(
         expect(storedNumbers[index], context).toBeGreaterThanOrEqual(acknowledged[index] as number);
         expect(storedNumbers[index], context).toBeLessThanOrEqual(sent[index] as number);
       });
+      const warnings: LogLine[] = [];
       for (const reply of replies.filter((reply) => reply.status !== 200)) {
-        await expectUnavailable(reply, ['unreachable', 'busy', 'timeout']);
+        warnings.push(await expectUnavailable(reply, ['unreachable', 'busy', 'timeout']));
       }
-      return replies;
+      return { replies, warnings };
     }
 
     it('loses no acknowledged update while the server connections are terminated under updates in flight', async () => {
       let terminated = 0;
-      const replies = await updateWhile(async () => {
+      const { replies } = await updateWhile(async () => {
         for (let round = 0; round < 10; round++) {
           await sleep(200);
           terminated += await onPostgres(theCluster().url, async (client) => {
@@ -270,7 +313,7 @@ describe.runIf(privatePostgresAvailable())(
     });
 
     it('loses no acknowledged update when PostgreSQL freezes under updates in flight', async () => {
-      const replies = await updateWhile(async () => {
+      const { replies, warnings } = await updateWhile(async () => {
         await sleep(300);
         await theCluster().freeze();
         await sleep(TIMEOUT_MS * 1.5);
@@ -279,9 +322,20 @@ describe.runIf(privatePostgresAvailable())(
       }, 8);
       const answered = (status: number) => replies.filter((reply) => reply.status === status).length;
 
-      report('frozen under updates: answered 200, answered 503', [answered(200), answered(503)]);
+      const unknown = warnings.filter((warning) => warning.write_outcome === 'unknown').length;
+
+      report('frozen under updates: answered 200, answered 503, of which outcome unknown', [
+        answered(200),
+        answered(503),
+        unknown,
+      ]);
       expect(answered(200) + answered(503)).toBe(replies.length);
       expect(answered(503)).toBeGreaterThanOrEqual(8);
+      // The updates in flight when PostgreSQL froze had been sent: their outcome is unknown.
+      expect(unknown).toBeGreaterThan(0);
+      for (const [index, warning] of warnings.entries()) {
+        expectOutcomeOfDelivery(replies.filter((reply) => reply.status !== 200)[index] as Reply, warning);
+      }
       expect(replies.every((reply) => reply.ms < TIMEOUT_MS + MARGIN_MS)).toBe(true);
       expect(theServer().exitReason()).toBeUndefined();
     });

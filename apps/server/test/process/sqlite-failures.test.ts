@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LATEST_API_VERSION, type AnyOperationId as OperationId } from '@apikeys/api-types';
 import {
+  API_KEYS_PATH,
   apiKeyPath,
   authHeaders,
   DEFAULT_ORGANIZATION,
@@ -22,6 +24,7 @@ import {
   parseDatabaseUrl,
   type Store,
   type UnavailableReason,
+  type WriteOutcome,
 } from '@apikeys/store';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { mountsAvailable, mountTmpfs, type Tmpfs } from './tmpfs.js';
@@ -29,10 +32,23 @@ import { mountsAvailable, mountTmpfs, type Tmpfs } from './tmpfs.js';
 /** The server's folder: child scripts run there, so that `require('better-sqlite3')` finds its driver. */
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
-/** DATABASE_TIMEOUT_MS of every server here: SQLite's busy_timeout. */
+/** DATABASE_TIMEOUT_MS of every server here: how long a write waits for a lock that another process holds. */
 const DEADLINE_MS = 1000;
-/** How much later than the deadline a 503 may come: SQLite's busy handler sleeps up to 100 ms at a time. */
+/** How much later than the deadline a 503 may come on a loaded 2-core machine. */
 const DEADLINE_SLACK_MS = 500;
+/** The longest `/health` may take while writes wait for the lock (issue 29). */
+const HEALTH_LIMIT_MS = 50;
+
+/**
+ * What a refused write did, by the reason SQLite refused it: SQLite undoes a write that found the lock held, the file
+ * read-only or the disk full; an I/O error may come after the commit record was written.
+ */
+const WRITE_OUTCOMES: Partial<Record<UnavailableReason, WriteOutcome>> = {
+  busy: 'not_made',
+  read_only: 'not_made',
+  full: 'not_made',
+  io_error: 'unknown',
+};
 
 /** The three keys every database starts with; each scenario updates them. */
 const KEYS = ['a', 'b', 'c'] as const;
@@ -189,6 +205,9 @@ class LockHolder {
   }
 }
 
+/** The headers of a JSON request in the latest API version. */
+const latestJson = { 'vendor-version': LATEST_API_VERSION, 'content-type': 'application/json' };
+
 /** A response with how long it took. */
 interface Timed extends TextResponse {
   elapsedMs: number;
@@ -226,6 +245,24 @@ class Client {
     });
   }
 
+  /** Creates a key (API version 2026-10-21). */
+  create(name: string): Promise<Timed> {
+    return timedFetch(`${this.server.baseUrl}${API_KEYS_PATH}`, {
+      method: 'POST',
+      headers: authHeaders(this.prepared.adminKey, latestJson),
+      body: JSON.stringify({ name }),
+    });
+  }
+
+  /** Rotates a key with a day's grace period (API version 2026-10-21). */
+  rotate(key: KeyName): Promise<Timed> {
+    return timedFetch(`${this.server.baseUrl}${apiKeyPath(this.prepared.keyIds[key])}/rotate`, {
+      method: 'POST',
+      headers: authHeaders(this.prepared.adminKey, latestJson),
+      body: JSON.stringify({ grace_period_seconds: 86_400 }),
+    });
+  }
+
   /** Updates a key, expects 200 with the new name, and records the name as acknowledged. */
   async expectUpdated(key: KeyName, name: string): Promise<void> {
     const result = await this.update(key, name);
@@ -244,9 +281,13 @@ class Client {
 
   /**
    * Expects the 503 contract (error shape, message, `retry-after`, one warning line with this request ID) with one of
-   * `reasons` in the log; returns the log line.
+   * `reasons` in the log, and the message and `write_outcome` of what the write did; returns the log line.
    */
-  async expectUnavailable(result: Timed, reasons: readonly UnavailableReason[]): Promise<LogLine> {
+  async expectUnavailable(
+    result: Timed,
+    reasons: readonly UnavailableReason[],
+    operationId: OperationId = 'updateApiKey',
+  ): Promise<LogLine> {
     expect(result.response.status, result.text).toBe(503);
     const requestId = result.response.headers.get('request-id');
     // The log is flushed every 200 ms.
@@ -254,13 +295,14 @@ class Client {
       (entry) => entry.msg === 'database unavailable' && entry.request_id === requestId,
       5000,
     );
+    expect(reasons, JSON.stringify(line)).toContain(line.reason);
     expectUnavailable(
       this.server.lines.map((entry) => JSON.stringify(entry)),
       result,
-      'updateApiKey',
+      operationId,
+      operationId === 'updateApiKey' ? undefined : LATEST_API_VERSION,
+      WRITE_OUTCOMES[line.reason as UnavailableReason],
     );
-    expect(reasons, JSON.stringify(line)).toContain(line.reason);
-    expect(line.write_outcome).toBe('unknown');
     return line;
   }
 
@@ -363,6 +405,52 @@ describe('a SQLite database locked by another process past the deadline', () => 
     expect(firstRefused.elapsedMs).toBeLessThan(DEADLINE_MS + DEADLINE_SLACK_MS);
     expect(secondRefused.elapsedMs).toBeLessThan(DEADLINE_MS + DEADLINE_SLACK_MS);
     expect(readDuring.elapsedMs).toBeLessThan(200);
+  });
+  // SQLite's busy handler sleeps on the event loop: a write waiting in it would hold every request, /health included.
+  it('answers /health at once while a create, a rotation and an update wait for the lock; 503s at the deadline', async () => {
+    const { client, holder } = await lockedDatabase();
+    let probing = true;
+    const healthMs: number[] = [];
+    const probes = (async () => {
+      while (probing) {
+        const health = await timedFetch(`${client.server.baseUrl}/health`);
+        expect(health.response.status, health.text).toBe(200);
+        healthMs.push(health.elapsedMs);
+        await sleep(5);
+      }
+    })();
+    const writes: [OperationId, Promise<Timed>][] = [
+      ['createApiKey', client.create('created during the lock')],
+      ['rotateApiKey', client.rotate('b')],
+      ['updateApiKey', client.update('a', 'during the lock')],
+    ];
+    const refused = await Promise.all(writes.map(([, result]) => result));
+    probing = false;
+    await probes;
+
+    if (process.env.DEADLINE_FIGURES) {
+      const refusedMs = refused.map((result) => result.elapsedMs).join(', ');
+      const slowest = Math.max(...healthMs);
+      process.stderr.write(
+        `[sqlite lock] writes refused after ${refusedMs} ms; ${healthMs.length} /health probes, slowest ${slowest} ms\n`,
+      );
+    }
+    for (const [index, [operationId]] of writes.entries()) {
+      const result = refused[index] as Timed;
+      await client.expectUnavailable(result, ['busy'], operationId);
+      expect(result.elapsedMs, operationId).toBeGreaterThanOrEqual(DEADLINE_MS * 0.9);
+      expect(result.elapsedMs, operationId).toBeLessThan(DEADLINE_MS + DEADLINE_SLACK_MS);
+    }
+    expect(healthMs.length).toBeGreaterThan(DEADLINE_MS / HEALTH_LIMIT_MS);
+    expect(Math.max(...healthMs)).toBeLessThan(HEALTH_LIMIT_MS);
+
+    await holder.release();
+    client.acknowledged.c = 'written by the lock holder';
+    expect((await client.create('created after the lock')).response.status).toBe(200);
+    const rotated = await client.rotate('b');
+    expect(rotated.response.status, rotated.text).toBe(200);
+    await client.expectUpdated('a', 'after the lock');
+    await client.stopAndVerify();
   });
 });
 

@@ -735,8 +735,10 @@ export interface components {
             };
         };
         /**
-         * @description The database is unavailable or did not answer within the server's deadline. For an update the
-         *     outcome is unknown: read the key, or send the update again after `retry-after` seconds.
+         * @description The database is unavailable or did not answer within the server's deadline. For a request that changes
+         *     something, the message says what became of the change: `the change was not made` (nothing was committed:
+         *     send it again after `retry-after` seconds), or `the outcome is unknown` (the change reached the database
+         *     and no answer came: it may have been made; read the key before retrying).
          */
         ServiceUnavailable: {
             headers: {

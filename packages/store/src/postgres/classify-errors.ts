@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { UnavailableReason } from '../unavailable.js';
-import { DeadlineError } from './deadline-error.js';
+import type { Unavailability, UnavailableReason } from '../unavailable.js';
+import { ConnectionLostError, DeadlineError } from './client-errors.js';
 
 /** Socket errors of a connection that could not be made or broke. */
 const NETWORK_CODES = new Set([
@@ -16,6 +16,9 @@ const NETWORK_CODES = new Set([
   'ERR_STREAM_DESTROYED',
   'ERR_STREAM_WRITE_AFTER_END',
 ]);
+
+/** Socket errors that only connecting raises: nothing was sent. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** SQLSTATE codes, or their two-character classes, that mean PostgreSQL cannot serve work now. */
 const SQLSTATE_REASONS: Record<string, UnavailableReason> = {
@@ -37,37 +40,57 @@ const SQLSTATE_REASONS: Record<string, UnavailableReason> = {
   '58': 'io_error',
 };
 
-/** pg's own errors, which have no code, by their wording; the first that matches decides. */
-const PG_MESSAGES: [RegExp, UnavailableReason][] = [
-  // A statement not answered within its `query_timeout` (the client side of the deadline).
-  [/^Query read timeout$/, 'timeout'],
-  // pg: a connection not ready within `connectionTimeoutMillis`.
-  [/^timeout expired$/, 'timeout'],
-  // pg-pool: the same for a connection it opened, and a caller that waited as long for a free connection.
-  [/^Connection terminated due to connection timeout|^timeout exceeded when trying to connect/, 'timeout'],
-  // A connection that ended, or was ended by the store after it broke.
-  [/^Connection terminated|^Client was closed|^Client has encountered a connection error/, 'unreachable'],
-];
+/** SQLSTATE codes PostgreSQL sends only when it refuses a new connection: cannot_connect_now, too_many_connections. */
+const REFUSED_CONNECTION_CODES = new Set(['57P03', '53300']);
 
-/** Whether a pg error means the database is unavailable (and why). */
-export function classifyPostgresError(error: unknown): UnavailableReason | undefined {
+/** Why a pg error means the database is unavailable: by SQLSTATE, by the store's own error classes, by socket code. */
+function reasonOf(error: unknown): UnavailableReason | undefined {
   if (error instanceof pg.DatabaseError) {
     const code = error.code ?? '';
     return SQLSTATE_REASONS[code] ?? SQLSTATE_REASONS[code.slice(0, 2)];
   }
-  if (!(error instanceof Error)) {
-    return undefined;
-  }
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code !== undefined && NETWORK_CODES.has(code)) {
-    return 'unreachable';
-  }
-  // A connection refused on every address of a host: an AggregateError of ECONNREFUSED errors.
-  if (error instanceof AggregateError && error.errors.some((inner) => classifyPostgresError(inner) === 'unreachable')) {
-    return 'unreachable';
-  }
   if (error instanceof DeadlineError) {
     return 'timeout';
   }
-  return PG_MESSAGES.find(([pattern]) => pattern.test(error.message))?.[1];
+  if (error instanceof ConnectionLostError) {
+    return 'unreachable';
+  }
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (error instanceof Error && code !== undefined && NETWORK_CODES.has(code)) {
+    return 'unreachable';
+  }
+  // A connection refused on every address of a host: an AggregateError of ECONNREFUSED errors.
+  if (error instanceof AggregateError && error.errors.some((inner) => reasonOf(inner) === 'unreachable')) {
+    return 'unreachable';
+  }
+  return undefined;
+}
+
+/**
+ * Whether a write that failed with this error was certainly not made: PostgreSQL refused its statement (an ERROR rolls
+ * its transaction back) or the connection; or the store knows the statement was never sent. Otherwise a statement
+ * that commits was sent and no answer came: it may have committed.
+ */
+function certainlyNotMade(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) {
+    return error.severity === 'ERROR' || REFUSED_CONNECTION_CODES.has(error.code ?? '');
+  }
+  if (error instanceof DeadlineError || error instanceof ConnectionLostError) {
+    return !error.statementSent;
+  }
+  if (error instanceof AggregateError) {
+    return error.errors.length > 0 && error.errors.every(certainlyNotMade);
+  }
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code !== undefined && CONNECT_CODES.has(code);
+}
+
+/**
+ * Whether a pg error means the database is unavailable, why, and what a write it ended did. No pg error is told by
+ * its message: PostgreSQL's by SQLSTATE, the driver's timeouts and lost connections by the store's own classes
+ * (DeadlineError, ConnectionLostError), socket errors by Node's code.
+ */
+export function classifyPostgresError(error: unknown): Unavailability | undefined {
+  const reason = reasonOf(error);
+  return reason && { reason, writeOutcome: certainlyNotMade(error) ? 'not_made' : 'unknown' };
 }

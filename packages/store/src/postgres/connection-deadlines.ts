@@ -19,7 +19,7 @@ const SERVER_HEAD_START_MS = 100;
 /**
  * The server side of a statement's deadline: PostgreSQL cancels a statement that runs longer (SQLSTATE 57014), a
  * lock wait included, so that no backend keeps working, or holding locks, for a caller that gave up. It needs a live
- * server: a frozen or unreachable one is left to the client-side timer (pg's `query_timeout`, `timeoutMs`). The
+ * server: a frozen or unreachable one is left to the client-side timers (the store's own, `timeoutMs`). The
  * server's deadline is a little shorter, so that a live server's cancellation, a statement error that leaves the
  * connection usable, arrives before the client-side timer, which has to destroy the connection.
  */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { CommitTrackingDialect } from '../commit-tracking-dialect.js';
 import { KEY_CHANGES_CHANNEL, keyChangePayload } from '../key-changes.js';
 import { type CompiledWrite, KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import {
@@ -120,13 +121,16 @@ function onlyStatement(statements: CompiledWrite): CompiledWrite[number] {
   return statement;
 }
 
-/** A pg pool whose idle connections may break (a server restart, say) without crashing the process. */
-function openPool(config: pg.PoolConfig): RetiringPool {
+/**
+ * A pg pool whose idle connections may break (a server restart, say) without crashing the process, with the
+ * deadlines of RetiringPool.
+ */
+function openPool(config: pg.PoolConfig, deadlines: ConstructorParameters<typeof RetiringPool>[1]): RetiringPool {
   const pool = new pg.Pool(config);
   // An idle connection that breaks is dropped by the pool and replaced on the next query; without a listener the
   // 'error' event would crash the process.
   pool.on('error', () => {});
-  return new RetiringPool(pool);
+  return new RetiringPool(pool, deadlines);
 }
 
 /**
@@ -136,7 +140,7 @@ function openPool(config: pg.PoolConfig): RetiringPool {
  * left idle.
  *
  * Every call has the deadline `timeoutMs`: connecting, waiting for a pooled connection, and each statement, on the
- * server (`statement_timeout`) and on the client (pg's `query_timeout`), since a frozen server never answers.
+ * server (`statement_timeout`) and on the client (the store's own timers), since a frozen server never answers.
  * Migrations and seeding have it for connecting only: an index build on a million rows takes longer, and must not be
  * cancelled halfway through a deployment.
  */
@@ -146,15 +150,18 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const connecting: pg.ClientConfig = { connectionString: url, types, ...connectDeadline(timeoutMs) };
   const statements: pg.ClientConfig = { ...connecting, ...serverStatementDeadline(timeoutMs) };
-  const pool = openPool({ ...statements, query_timeout: timeoutMs, max: poolSize });
-  const maintenancePool = openPool({ ...connecting, max: poolSize });
-  // The pipeline sets each statement's `query_timeout` itself, to what remains of the deadline once connected. Its
+  const pool = openPool({ ...statements, max: poolSize }, { connectMs: timeoutMs, statementMs: timeoutMs });
+  const maintenancePool = openPool({ ...connecting, max: poolSize }, { connectMs: timeoutMs });
+  // The pipeline times each statement itself, for what remains of the deadline once connected. Its
   // statements are prepared, and planned once per connection without their parameters' values: left to choose,
   // PostgreSQL planned every execution anew once a table was large (the generic plan of `limit $n` is costed for a
   // tenth of the table), which doubled the time of an audit page at a million events. Every statement is written
   // so that its generic plan reads an index in page order; the plan tests check the generic plans.
   const pipeline = new QueryPipeline(pipelineClientConfig(statements), poolSize, timeoutMs);
-  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...queryLog(options.onQuery) });
+  const db = new Kysely<DatabaseSchema>({
+    dialect: new CommitTrackingDialect(new PostgresDialect({ pool })),
+    ...queryLog(options.onQuery),
+  });
   const maintenanceDb = new Kysely<DatabaseSchema>({
     dialect: new PostgresDialect({ pool: maintenancePool }),
     ...queryLog(options.onQuery),

@@ -1,7 +1,8 @@
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { DEFAULT_TIMEOUT_MS } from '../store-options.js';
 import type { ConnectionPoolStats } from '../types.js';
-import { DeadlineError } from './deadline-error.js';
+import { ConnectionLostError, DeadlineError } from './client-errors.js';
 import { isStatementError } from './statement-errors.js';
 
 /** How busy a pool of connections is (see ConnectionPoolStats). */
@@ -16,18 +17,60 @@ export interface PipelinedQuery {
 
 interface PipelineConnection {
   client: pg.Client;
-  /** Settles once connected; rejects with the reason the connection could not be made. */
+  /**
+   * The socket pg talks over. The pipeline makes it and hands it to pg (pg's public `stream` option), so that it can
+   * cork it for a turn and destroy it when a statement misses its deadline, without reaching into pg's internals.
+   */
+  socket: Socket;
+  /**
+   * Settles once connected; rejects with the reason the connection could not be made: a DeadlineError (not made
+   * within the deadline), a ConnectionLostError (refused, or closed while connecting), or PostgreSQL's error.
+   */
   connected: Promise<void>;
   /** Whether `connected` has resolved: until then no statement is sent on it, and its socket is not corked. */
   ready: boolean;
   /** Statements sent on it (or waiting for it to connect) and not yet answered. */
   inFlight: number;
-  /** Set when a statement on it missed its deadline: pg then destroyed it, failing the other statements on it. */
+  /**
+   * Set when it connected too late, or a statement on it missed its deadline: the pipeline then destroyed it, failing
+   * the other statements on it.
+   */
   missedDeadline: boolean;
+  /** Set when it ended or failed (its 'end' or 'error' event), or was retired: pg fails what was sent on it. */
+  lost: boolean;
 }
 
-/** The message of pg's error for a statement not answered within its `query_timeout`. */
-const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
+/** The message of an error, or what it is when it has none (a refused connection may have only a code). */
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    return error.message || (error as NodeJS.ErrnoException).code || error.name;
+  }
+  return String(error);
+}
+
+/**
+ * The error a statement failed with, as the store tells it, by what it saw happen to the connection rather than by
+ * the driver's wording: a DeadlineError when a missed deadline took the connection down, a ConnectionLostError when
+ * the connection ended or failed. PostgreSQL's own errors, and any other error, are left as they are.
+ */
+function storeErrorOf(error: unknown, connection: PipelineConnection, timeoutMs: number, statementSent: boolean) {
+  if (error instanceof DeadlineError || error instanceof ConnectionLostError || error instanceof pg.DatabaseError) {
+    return error;
+  }
+  if (connection.missedDeadline) {
+    return new DeadlineError(
+      `the database did not answer within ${timeoutMs} ms (a statement before this one missed its deadline)`,
+      { statementSent, cause: error },
+    );
+  }
+  if (connection.lost) {
+    return new ConnectionLostError(`the connection to the database was lost: ${describe(error)}`, {
+      statementSent,
+      cause: error,
+    });
+  }
+  return error;
+}
 
 /**
  * A turn opens another connection (below the limit) only when every open one has this many statements in flight.
@@ -36,24 +79,6 @@ const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
  * benchmark machine deep pipelines on few connections did as well or better.
  */
 export const OPEN_ANOTHER_AT = 8;
-
-/** What the pipeline does with the socket under a pg client. */
-interface ClientSocket {
-  cork(): void;
-  uncork(): void;
-  destroy(): void;
-}
-
-/** The socket under a pg client. pg keeps it as `connection.stream`, which its own Query class corks the same way. */
-function socketOf(client: pg.Client): ClientSocket | undefined {
-  const stream = (client as unknown as { connection?: { stream?: Partial<Record<keyof ClientSocket, unknown>> } })
-    .connection?.stream;
-  return typeof stream?.cork === 'function' &&
-    typeof stream.uncork === 'function' &&
-    typeof stream.destroy === 'function'
-    ? (stream as ClientSocket)
-    : undefined;
-}
 
 /**
  * Runs single statements, each on its own (autocommit), over a few connections in pg's pipeline mode.
@@ -68,11 +93,12 @@ function socketOf(client: pg.Client): ClientSocket | undefined {
  * are busy enough to open another (`OPEN_ANOTHER_AT`). A connection that breaks fails the statements in flight on
  * it (pg rejects them) and is replaced by the next turn that needs one.
  *
- * Each statement has a deadline of `timeoutMs` from the call, waiting for its connection to connect included (the
- * client config's `connectionTimeoutMillis` should not exceed it). A statement not answered by then is failed by
- * pg's `query_timeout`, which in pipeline mode destroys the connection: the statements sent after it on the same
- * socket could otherwise never be answered (a frozen server), or be matched to the wrong answers. The other
- * statements on it fail with a DeadlineError, and the connection is replaced like a broken one.
+ * Each statement has a deadline of `timeoutMs` from the call, waiting for its connection to connect included (a
+ * connection not ready within `timeoutMs` of being opened is destroyed). A statement not answered by then fails with
+ * a DeadlineError, and its connection is destroyed: the statements sent after it on the same socket could otherwise
+ * never be answered (a frozen server), or be matched to the wrong answers. The other statements on it fail with a
+ * DeadlineError too, and the connection is replaced like a broken one. The deadlines are the pipeline's own timers,
+ * not pg's `query_timeout` and `connectionTimeoutMillis`, whose errors say what happened only in their wording.
  */
 export class QueryPipeline {
   readonly #connections = new Set<PipelineConnection>();
@@ -98,6 +124,7 @@ export class QueryPipeline {
     const deadline = performance.now() + this.timeoutMs;
     const connection = this.#connectionOfThisTurn();
     connection.inFlight++;
+    let sent = false;
     try {
       if (!connection.ready) {
         await connection.connected;
@@ -105,27 +132,53 @@ export class QueryPipeline {
       const remainingMs = Math.ceil(deadline - performance.now());
       if (remainingMs <= 0) {
         // Nothing was sent: the connection stays in use.
-        throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+        throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`, { statementSent: false });
       }
-      const query = { name, text, values, rowMode: 'array' as const, query_timeout: remainingMs };
-      const result = await connection.client.query<unknown[]>(query);
+      this.#refuseLost(connection);
+      sent = true;
+      const query = { name, text, values, rowMode: 'array' as const };
+      const result = await this.#withinDeadline(connection, connection.client.query<unknown[]>(query), remainingMs);
       return result.rows;
     } catch (error) {
-      if (error instanceof DeadlineError || isStatementError(error)) {
+      if (isStatementError(error) || (error instanceof DeadlineError && !error.statementSent)) {
         throw error;
       }
-      if (error instanceof Error && error.message === QUERY_TIMEOUT_MESSAGE) {
-        connection.missedDeadline = true;
-      } else if (connection.missedDeadline) {
-        throw new DeadlineError(
-          `the database did not answer within ${this.timeoutMs} ms (a statement before this one missed its deadline)`,
-          { cause: error },
-        );
-      }
+      const storeError = storeErrorOf(error, connection, this.timeoutMs, sent);
       this.#retire(connection);
-      throw error;
+      throw storeError;
     } finally {
       connection.inFlight--;
+    }
+  }
+
+  /** Fails, before anything is sent, on a connection that ended or failed while the caller waited for it. */
+  #refuseLost(connection: PipelineConnection): void {
+    if (connection.lost) {
+      throw new ConnectionLostError('the connection to the database was lost before the statement was sent', {
+        statementSent: false,
+      });
+    }
+  }
+
+  /**
+   * What `sent` resolves with, unless `ms` pass first: then the connection is destroyed (what was sent on it can no
+   * longer be told apart from what comes next) and the call fails with a DeadlineError.
+   */
+  async #withinDeadline<T>(connection: PipelineConnection, sent: Promise<T>, ms: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        connection.missedDeadline = true;
+        connection.socket.destroy();
+        reject(new DeadlineError(`the database did not answer within ${this.timeoutMs} ms`, { statementSent: true }));
+      }, ms);
+    });
+    try {
+      return await Promise.race([sent, late]);
+    } finally {
+      clearTimeout(timer);
+      // pg fails the statement once its connection is destroyed; nobody waits for that any more.
+      sent.catch(() => {});
     }
   }
 
@@ -142,12 +195,14 @@ export class QueryPipeline {
       throw new Error('the store is closed');
     }
     const deadline = since + this.timeoutMs;
-    const missed = () => new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+    const missed = () =>
+      new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`, { statementSent: false });
     if (performance.now() >= deadline) {
       throw missed();
     }
     const connection = await this.#transactionConnection(deadline);
     let reusable = false;
+    let commitSent = false;
     try {
       if (!connection.ready) {
         // Connecting may hang (a frozen server): it gets what remains of the deadline, no more.
@@ -166,15 +221,14 @@ export class QueryPipeline {
         reusable = true;
         throw missed();
       }
-      const send = (statement: { name?: string; text: string; values?: unknown[] }) => {
-        const query = { ...statement, rowMode: 'array' as const, query_timeout: remainingMs };
-        return connection.client.query<unknown[]>(query);
-      };
-      const socket = socketOf(connection.client);
-      socket?.cork();
+      this.#refuseLost(connection);
+      const send = (statement: { name?: string; text: string; values?: unknown[] }) =>
+        connection.client.query<unknown[]>({ ...statement, rowMode: 'array' as const });
+      connection.socket.cork();
       const sent = [send({ text: 'begin' }), ...queries.map(send), send({ text: 'commit' })];
-      socket?.uncork();
-      const settled = await Promise.allSettled(sent);
+      connection.socket.uncork();
+      commitSent = true;
+      const settled = await this.#withinDeadline(connection, Promise.allSettled(sent), remainingMs);
       const failure = settled.find((outcome) => outcome.status === 'rejected');
       if (failure) {
         reusable = isStatementError(failure.reason);
@@ -182,6 +236,8 @@ export class QueryPipeline {
       }
       reusable = true;
       return settled.slice(1, -1).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.rows : []));
+    } catch (error) {
+      throw isStatementError(error) ? error : storeErrorOf(error, connection, this.timeoutMs, commitSent);
     } finally {
       if (reusable && !this.#closed && this.#transactionConnections.has(connection)) {
         this.#releaseTransactionConnection(connection);
@@ -222,7 +278,7 @@ export class QueryPipeline {
     });
     clearTimeout(timer);
     if (released === 'late') {
-      throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`);
+      throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`, { statementSent: false });
     }
     // A retired connection leaves room for a new one.
     return released ?? this.#transactionConnection(deadline);
@@ -265,14 +321,14 @@ export class QueryPipeline {
     for (const waiting of this.#waitingForTransactionConnection.splice(0)) {
       waiting(undefined);
     }
-    await Promise.all(connections.map(({ client }) => this.#end(client)));
+    await Promise.all(connections.map((connection) => this.#end(connection)));
   }
 
-  async #end(client: pg.Client): Promise<void> {
+  async #end({ client, socket }: PipelineConnection): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const destroyed = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
-        socketOf(client)?.destroy();
+        socket.destroy();
         resolve();
       }, this.timeoutMs);
     });
@@ -287,7 +343,7 @@ export class QueryPipeline {
     }
     const connection = this.#leastBusyOrNew();
     this.#turnConnection = connection;
-    const socket = connection.ready ? socketOf(connection.client) : undefined;
+    const socket = connection.ready ? connection.socket : undefined;
     socket?.cork();
     setImmediate(() => {
       this.#turnConnection = undefined;
@@ -311,25 +367,58 @@ export class QueryPipeline {
 
   /** Opens a connection, kept in `set` until it is retired. */
   #open(set: Set<PipelineConnection>): PipelineConnection {
-    const client = new pg.Client({ ...this.clientConfig, pipeline: true } as pg.ClientConfig);
-    const connected = client.connect().then(() => {});
-    const connection: PipelineConnection = { client, connected, ready: false, inFlight: 0, missedDeadline: false };
+    const socket = new Socket();
+    const client = new pg.Client({ ...this.clientConfig, stream: () => socket, pipeline: true } as pg.ClientConfig);
+    const connection: PipelineConnection = {
+      client,
+      socket,
+      connected: Promise.resolve(),
+      ready: false,
+      inFlight: 0,
+      missedDeadline: false,
+      lost: false,
+    };
+    // Set before pg's own connect timeout (`connectionTimeoutMillis`), so that it fires first.
+    const late = setTimeout(() => {
+      connection.missedDeadline = true;
+      socket.destroy();
+    }, this.timeoutMs);
+    connection.connected = client.connect().then(
+      () => {
+        clearTimeout(late);
+        connection.ready = true;
+      },
+      (error: unknown) => {
+        clearTimeout(late);
+        this.#retire(connection); // the statements waiting for it fail with the reason
+        if (connection.missedDeadline) {
+          throw new DeadlineError(`no connection to the database within ${this.timeoutMs} ms`, {
+            statementSent: false,
+            cause: error,
+          });
+        }
+        if (error instanceof pg.DatabaseError) {
+          throw error;
+        }
+        throw new ConnectionLostError(`cannot connect to the database: ${describe(error)}`, {
+          statementSent: false,
+          cause: error,
+        });
+      },
+    );
+    // Rejections reach the statements waiting for it; when none waits, none must go unhandled.
+    connection.connected.catch(() => {});
     // A broken connection (a server restart, say) errors its statements in flight and leaves the set; without a
     // listener, its 'error' event would crash the process.
     client.on('error', () => this.#retire(connection));
     client.on('end', () => this.#retire(connection));
-    connected.then(
-      () => {
-        connection.ready = true;
-      },
-      () => this.#retire(connection), // the statements waiting for it fail with the reason
-    );
     set.add(connection);
     return connection;
   }
 
   /** Takes a connection out of use; the statements already sent on it get their answers or their errors. */
   #retire(connection: PipelineConnection): void {
+    connection.lost = true;
     const idle = this.#idleTransactionConnections.indexOf(connection);
     if (idle !== -1) {
       this.#idleTransactionConnections.splice(idle, 1);

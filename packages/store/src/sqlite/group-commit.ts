@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { nowMicros } from '../time.js';
 import { atWriteTime } from '../write-time.js';
+import { isLocked, LOCK_RETRY_MS } from './lock-waits.js';
 import type { StatementCache } from './statement-cache.js';
 
 /** One statement and its parameters. */
@@ -20,15 +21,6 @@ interface PendingWrite {
 
 type Outcome = { rows: unknown[][] } | { error: unknown };
 
-/** How long a batch that found the database locked waits before it tries again. */
-const LOCK_RETRY_MS = 10;
-
-/** The error of a batch whose BEGIN IMMEDIATE found another connection holding the write lock. */
-function isLocked(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
-
 /**
  * Group commit for writes on SQLite (a write: a few statements that commit together). With `synchronous = FULL` every
  * commit waits for the disk, and better-sqlite3 waits on the event loop: one update per commit caps a server near 2,000
@@ -38,17 +30,17 @@ function isLocked(error: unknown): boolean {
  * write's promise settles only after that transaction has committed: a write is acknowledged only once it is durable,
  * and a failed commit fails every write of the batch.
  *
- * When another process holds the write lock, the batch does not wait for it inside SQLite (busy_timeout would block
- * the event loop for the whole deadline, and each later batch for a deadline of its own): it asks for the lock
+ * When another process holds the write lock, the batch does not wait for it inside SQLite (the connection's
+ * busy_timeout is 0: SQLite's busy handler would block the event loop for the whole deadline): it asks for the lock
  * without waiting and tries again every few milliseconds, on timers, while the server goes on serving reads. Each
- * write fails as locked once its own deadline (`lockTimeoutMs` after it was queued) has passed.
+ * write fails as locked once its own deadline (`lockTimeoutMs` after it was queued) has passed. A batch is one
+ * synchronous call, so it cannot use `retryWhileLocked`: the writes queued meanwhile join the next attempt.
  */
 export class GroupCommit {
   #pending: PendingWrite[] = [];
   /** Whether a flush is scheduled, at the end of this turn or on a retry timer. */
   #scheduled = false;
   readonly #runBatch: Database.Transaction<(batch: PendingWrite[]) => Outcome[]>;
-  readonly #busyTimeout: number;
 
   /**
    * `statements` prepares each write (in raw mode, so it must return rows). `whileInTransaction` runs a write when
@@ -63,7 +55,6 @@ export class GroupCommit {
     private readonly lockTimeoutMs: number,
     onStatement?: (sql: string, parameters: readonly unknown[]) => void,
   ) {
-    this.#busyTimeout = Number(database.pragma('busy_timeout', { simple: true }));
     // A transaction function called inside another runs in a savepoint (better-sqlite3's nested transactions).
     const runOne = database.transaction((write: PendingWrite) => {
       let rows: unknown[][] = [];
@@ -134,12 +125,7 @@ export class GroupCommit {
     try {
       // IMMEDIATE takes the write lock at BEGIN, without waiting (busy_timeout 0): a locked database fails here,
       // before any work, and the batch tries again on a timer.
-      this.database.pragma('busy_timeout = 0');
-      try {
-        outcomes = this.#runBatch.immediate(batch);
-      } finally {
-        this.database.pragma(`busy_timeout = ${this.#busyTimeout}`);
-      }
+      outcomes = this.#runBatch.immediate(batch);
     } catch (error) {
       this.#failOrRetry(batch, error);
       return;

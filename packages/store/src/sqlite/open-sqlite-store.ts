@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely } from 'kysely';
+import { CommitTrackingDialect } from '../commit-tracking-dialect.js';
 import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
 import { type BulkTable, bulkColumns, type DatabaseSchema } from '../schema.js';
 import {
@@ -16,7 +17,9 @@ import { classifyingUnavailable } from '../unavailable.js';
 import { atWriteTime } from '../write-time.js';
 import { classifySqliteError } from './classify-errors.js';
 import { GroupCommit, type Statement } from './group-commit.js';
-import { StatementCache, withStatementCache } from './statement-cache.js';
+import { LockWaitingSqliteDialect } from './lock-waiting-dialect.js';
+import { isLocked, retryWhileLocked } from './lock-waits.js';
+import { StatementCache } from './statement-cache.js';
 
 // SQLite opens a file it cannot write (a read-only file system, say) read-only without a word, and the connection
 // stays so when the file becomes writable again.
@@ -29,9 +32,7 @@ const READ_ONLY_WARNING =
  * read-only file only when a page is written, so this writes the header's user_version (unchanged) and rolls back.
  */
 function isWritable(database: Database.Database): boolean {
-  const busyTimeout = Number(database.pragma('busy_timeout', { simple: true }));
   const userVersion = Number(database.pragma('user_version', { simple: true }));
-  database.pragma('busy_timeout = 0');
   try {
     database.exec(`begin immediate; pragma user_version = ${userVersion}`);
     return true;
@@ -41,7 +42,6 @@ function isWritable(database: Database.Database): boolean {
     if (database.inTransaction) {
       database.exec('rollback');
     }
-    database.pragma(`busy_timeout = ${busyTimeout}`);
   }
 }
 
@@ -76,8 +76,8 @@ export const SQLITE_MEMORY = ':memory:';
 // Page cache during a bulk load, in KiB (a negative cache_size counts KiB): 256 MiB.
 const BULK_LOAD_CACHE_KIB = -262_144;
 
-/** Sets the store's connection up: durable WAL commits, foreign keys, and the deadline of a wait for a lock. */
-export function configureConnection(database: Database.Database, timeoutMs: number): void {
+/** Sets the store's connection up: durable WAL commits, foreign keys, and no wait for a lock inside SQLite. */
+export function configureConnection(database: Database.Database): void {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
@@ -86,9 +86,10 @@ export function configureConnection(database: Database.Database, timeoutMs: numb
   // five times as many pages to it as to the WAL. In memory, the sub-journal of a batch is a few MiB at most and
   // no system call (docs/benchmarks.md, "The audit trail").
   database.pragma('temp_store = MEMORY');
-  // A lock held by another connection is waited for until the deadline; then the call fails as `busy`. (Group
-  // commit, the path of every update, waits on timers instead, so that the event loop goes on meanwhile.)
-  database.pragma(`busy_timeout = ${timeoutMs}`);
+  // A lock held by another connection fails a statement at once (SQLITE_BUSY): SQLite's busy handler would sleep on
+  // the event loop, stalling every request, `/health` included. The store waits for the lock on timers instead, until
+  // the deadline (group commit, LockWaitingSqliteDialect, retryWhileLocked); then the call fails as `busy`.
+  database.pragma('busy_timeout = 0');
 }
 
 /**
@@ -101,7 +102,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   }
   const database = new Database(path);
   const timeoutMs = Math.trunc(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  configureConnection(database, timeoutMs);
+  configureConnection(database);
 
   const rowsPerCommit = options.bulkLoadRowsPerCommit ?? DEFAULT_BULK_LOAD_ROWS_PER_COMMIT;
   type InsertRows = (chunks: Iterator<Record<string, unknown>[]>) => { inserted: number; done: boolean };
@@ -135,6 +136,9 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
    * commit rather than once per chunk, a large page cache keeps the pages in memory between commits, and
    * `synchronous = NORMAL` syncs at checkpoints rather than at every commit (a crash loses at most the
    * transaction in flight, never an earlier one, and never corrupts). Both settings are restored afterwards.
+   * A bulk load (the operator CLI's seeding, the benchmarks'; never the server's) is synchronous from start to end,
+   * so that no other call runs on the connection with these settings: it waits for a lock inside SQLite, until the
+   * deadline.
    */
   const bulkInsert = (table: BulkTable, chunks: Iterable<Record<string, unknown>[]>): number => {
     let insertRows = insertRowsOf.get(table);
@@ -145,6 +149,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
     const cacheSize = database.pragma('cache_size', { simple: true });
     database.pragma(`cache_size = ${BULK_LOAD_CACHE_KIB}`);
     database.pragma('synchronous = NORMAL');
+    database.pragma(`busy_timeout = ${timeoutMs}`);
     let total = 0;
     try {
       const iterator = chunks[Symbol.iterator]();
@@ -156,13 +161,14 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
         }
       }
     } finally {
+      database.pragma('busy_timeout = 0');
       database.pragma('synchronous = FULL');
       database.pragma(`cache_size = ${Number(cacheSize)}`);
     }
   };
 
   const db = new Kysely<DatabaseSchema>({
-    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+    dialect: new CommitTrackingDialect(new LockWaitingSqliteDialect(database, timeoutMs)),
     ...queryLog(options.onQuery),
   });
 
@@ -184,11 +190,23 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
     return statements.length === 1 ? db.connection().execute(run) : db.transaction().execute(run);
   };
   const queryRows = async (sql: string, parameters: unknown[]): Promise<unknown[][]> => {
-    if (database.inTransaction) {
-      return afterTransaction([{ sql, parameters }]);
+    const read = (): unknown[][] | Promise<unknown[][]> => {
+      if (database.inTransaction) {
+        return afterTransaction([{ sql, parameters }]);
+      }
+      options.onQuery?.(sql, parameters);
+      return rawStatements.get(sql).all(...parameters) as unknown[][];
+    };
+    try {
+      return await read();
+    } catch (error) {
+      // A read in WAL mode waits for no writer; it finds the file locked only for a moment (another connection
+      // recovering the WAL after a crash, say): it asks again on timers, like a write.
+      if (!isLocked(error)) {
+        throw error;
+      }
+      return retryWhileLocked(read, performance.now() + timeoutMs);
     }
-    options.onQuery?.(sql, parameters);
-    return rawStatements.get(sql).all(...parameters) as unknown[][];
   };
   const groupCommit = new GroupCommit(database, rawStatements, afterTransaction, timeoutMs, options.onQuery);
 

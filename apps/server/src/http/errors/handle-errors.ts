@@ -4,7 +4,7 @@ import { AppError } from '../../domain/errors.js';
 import { requestIdOf } from '../request-id.js';
 import { sendJson } from '../send-json.js';
 import { fromBodyParserError, isBodyParserError } from './body-parser-errors.js';
-import { fromDatabaseUnavailable, isDatabaseUnavailable } from './database-errors.js';
+import { fromDatabaseUnavailable, isDatabaseUnavailable, isWriteMethod } from './database-errors.js';
 import { HttpError, toErrorResponse } from './http-error.js';
 import { fromValidatorError, isValidatorError } from './validator-errors.js';
 
@@ -17,7 +17,7 @@ export function toHttpError(error: unknown, req: Request): HttpError {
     return HttpError.fromAppError(error);
   }
   if (isDatabaseUnavailable(error)) {
-    return fromDatabaseUnavailable(error);
+    return fromDatabaseUnavailable(error, req.method);
   }
   if (isValidatorError(error)) {
     return fromValidatorError(error, req);
@@ -36,8 +36,8 @@ export function handleErrors(logger: Logger) {
     const requestId = requestIdOf(res);
     if (isDatabaseUnavailable(httpError.cause)) {
       // Expected in operation (the database restarts, stalls, fills up): a warning that says what and for whom.
-      const { reason, message } = httpError.cause;
-      const outcome = req.method === 'GET' ? {} : { write_outcome: 'unknown' };
+      const { reason, message, writeOutcome } = httpError.cause;
+      const outcome = isWriteMethod(req.method) ? { write_outcome: writeOutcome } : {};
       logger.warn({ request_id: requestId, reason, detail: message, ...outcome }, 'database unavailable');
     } else if (httpError.status >= 500) {
       logger.error({ request_id: requestId, err: httpError.cause ?? httpError }, 'request failed');
