@@ -231,7 +231,7 @@ describe.runIf(available)('QueryPipeline (PostgreSQL)', () => {
   });
 
   it('runs at most maxConnections transactions at once: the others wait for a connection, in turn', async () => {
-    const pipeline = new QueryPipeline({ connectionString: TEST_POSTGRES_URL }, 1, 300);
+    const pipeline = new QueryPipeline({ connectionString: TEST_POSTGRES_URL }, 1, 1_500);
     opened.push(pipeline);
     const pidOfTransaction = async (sleepMs: number) =>
       (await pipeline.transaction([{ ...SLEEP, values: [sleepMs] }]))[0]?.[0]?.[1];
@@ -239,9 +239,10 @@ describe.runIf(available)('QueryPipeline (PostgreSQL)', () => {
     const [first, second, third] = await Promise.all([pidOfTransaction(100), pidOfTransaction(0), pidOfTransaction(0)]);
     expect(new Set([first, second, third]).size).toBe(1);
 
-    // One that misses its deadline loses its connection, and the next one waiting gets a new one.
-    const late = pidOfTransaction(1_000);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // One that misses its deadline loses its connection, and the next one waiting gets a new one. The next one's
+    // deadline runs from when it came: a second before the late one's ends leaves it a second for a new connection.
+    const late = pidOfTransaction(5_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     const [lateOutcome, next] = await Promise.allSettled([late, pidOfTransaction(0)]);
     expect(lateOutcome.status).toBe('rejected');
     expect(next).toMatchObject({ status: 'fulfilled' });
