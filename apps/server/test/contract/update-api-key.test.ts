@@ -1,4 +1,4 @@
-import type { ApiKey } from '@apikeys/api-types';
+import { API_VERSIONS, type ApiKey } from '@apikeys/api-types';
 import {
   API_KEYS_PATH,
   API_VERSION,
@@ -17,6 +17,7 @@ import {
 } from '@apikeys/server/testing';
 import { DatabaseUnavailableError } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { refusesOtherMediaTypes, type WriteOperation } from './write-refusals.js';
 
 const KEY_PATH = '/v1/organizations/api_keys/{api_key_id}';
 const EMOJI = '\u{1F511}';
@@ -25,9 +26,12 @@ describe('updateApiKey', () => {
   let server: TestServer;
   /** Each test works on keys of its own organization, so list assertions see only that test's keys. */
   let org: TestOrganizationWithClient;
+  /** The organization of the refusals shared with the other write operations (write-refusals.ts). */
+  let refusals: TestOrganizationWithClient;
 
   beforeAll(async () => {
     server = await startTestServer();
+    refusals = await server.createOrganization('update refusals');
   });
   afterAll(() => server.close());
   afterEach(() => {
@@ -442,27 +446,17 @@ describe('updateApiKey', () => {
   });
 
   describe('415 invalid_request_error (unsupported media type)', () => {
-    it.each([
-      ['text/plain', 'text/plain'],
-      ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
-      ['no content-type', undefined],
-    ])('rejects a JSON body sent as %s and changes nothing', async (_label, contentType) => {
-      const key = await newKey();
-      // A byte body, unlike a string, gets no default content type from fetch.
-      const json = new TextEncoder().encode(JSON.stringify({ name: 'Wrong type' }));
-
-      await expectUnchangedBy(key, async () => {
-        const { response, body } = await post(key.id, json, { 'content-type': contentType });
-        expectError(
-          { response, body },
-          {
-            operationId: 'updateApiKey',
-            status: 415,
-            type: 'invalid_request_error',
-            message: 'content-type: the request body must be application/json',
-          },
-        );
-      });
+    describe.each(API_VERSIONS)('in version %s', (version) => {
+      const operation: WriteOperation = {
+        operationId: 'updateApiKey',
+        context: () => ({ server, organizationId: refusals.id }),
+        path: async (target, organizationId) =>
+          `${API_KEYS_PATH}/${(await createKey(target.store, organizationId, { name: 'never renamed' })).apiKey.id}`,
+        body: { name: 'renamed' },
+        storeMethod: 'updateApiKey',
+        version,
+      };
+      refusesOtherMediaTypes(operation, () => refusals.adminKey);
     });
 
     it('rejects a charset other than UTF-8 and changes nothing', async () => {
