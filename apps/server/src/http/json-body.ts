@@ -106,12 +106,19 @@ export function requireDocumentedBody(req: Request, _res: Response, next: NextFu
  * Reads the JSON body of a request that may have one, strictly: uncompressed (`content-encoding` is absent or
  * `identity`, else 415), UTF-8, at most the spec's body limit, and every string valid Unicode (a `\ud800` escape
  * is refused with 400, never stored as something else). An empty body is no body (`req.body` stays undefined); a
- * body that is not JSON is left unread, for `requireDocumentedBody` to refuse. A body sent with GET is ignored.
+ * body that is not JSON is left unread, for `requireDocumentedBody` to refuse. A body sent with GET is read and
+ * ignored.
  */
 export function jsonBody() {
   const parse = express.json({ limit: MAX_REQUEST_BODY_BYTES, strict: true, inflate: false, verify: checkBytes });
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!METHODS_WITH_BODY.has(req.method)) {
+      if (sendsBody(req)) {
+        // Read and dropped before the operation runs, so that its answer waits for the whole request: a body the
+        // HTTP parser refuses part way then gets that 400 (answerClientError), not this answer and a stray error.
+        req.once('end', () => next()).resume();
+        return;
+      }
       next();
       return;
     }
@@ -138,6 +145,12 @@ export function jsonBody() {
       }
       if (error) {
         next(error);
+        return;
+      }
+      if (req.body === undefined && typeIs(req, JSON_MEDIA_TYPES)) {
+        // The parser skips a request whose connection can no longer be read (the client went away, or the HTTP
+        // parser refused the body's framing): its body was never read, and no operation may run without it.
+        next(HttpError.of('invalid_request_error', 'body: the request ended before its body was read'));
         return;
       }
       const path = firstIllFormedString(req.body);
