@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 
 /** Where `pnpm dev` sends API requests: a server started with `pnpm dev` (or `pnpm start`) at the repository root. */
 const apiOrigin = process.env.APIKEYS_BASE_URL ?? 'http://127.0.0.1:8080';
@@ -8,7 +9,12 @@ const apiOrigin = process.env.APIKEYS_BASE_URL ?? 'http://127.0.0.1:8080';
 // same path, and passes the API's paths on to a running server, so that the console stays same-origin in both.
 export default defineConfig({
   base: '/console/',
-  plugins: [react()],
+  plugins: [
+    react(),
+    // Brotli and gzip copies of the scripts and styles (`.br`, `.gz` beside each), which the server sends to browsers
+    // that accept them; the page and the icon are a few hundred bytes.
+    compression({ include: /\.(?:js|css)$/, algorithms: ['brotliCompress', 'gzip'] }),
+  ],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

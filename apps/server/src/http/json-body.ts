@@ -1,21 +1,36 @@
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import { MAX_REQUEST_BODY_BYTES } from '@apikeys/api-types';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import typeIs from 'type-is';
 import { quotable } from '../domain/quotable.js';
-import { unsupportedEncoding, unsupportedMediaType } from './errors/body-parser-errors.js';
+import { isBodyParserError, unsupportedEncoding, unsupportedMediaType } from './errors/body-parser-errors.js';
 import { HttpError } from './errors/http-error.js';
 import { openApiMetadataOf } from './openapi-metadata.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
+const JSON_MEDIA_TYPES = ['application/json'];
+
+/** The type of the error `checkBytes` raises for a body of no bytes, which is then read as no body. */
+const EMPTY_BODY = 'entity.empty';
+
 /**
- * Checks the raw bytes before parsing: the JSON parser reads an empty body as `{}`, but a required body must be
- * sent; and JSON is UTF-8, which the parser would otherwise decode leniently, turning bad bytes into U+FFFD.
+ * Whether a request sends a body: a chunked one, or a content-length above 0. A content-length of 0 is no body, as
+ * is neither header (RFC 9112, 6.3); whether the operation needs one is checked once it is known.
+ */
+function sendsBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * Checks the raw bytes before parsing: the JSON parser reads an empty body as `{}`, but an empty body is no body
+ * (a chunked body of no bytes included); and JSON is UTF-8, which the parser would otherwise decode leniently,
+ * turning bad bytes into U+FFFD.
  */
 function checkBytes(_req: unknown, _res: unknown, buffer: Buffer): void {
   if (buffer.length === 0) {
-    throw Object.assign(new Error('the request body is empty'), { status: 400, type: 'entity.empty' });
+    throw Object.assign(new Error('the request body is empty'), { status: 400, type: EMPTY_BODY });
   }
   if (!isUtf8(buffer)) {
     throw Object.assign(new Error('the request body is not UTF-8'), { status: 400, type: 'entity.not.utf8' });
@@ -67,28 +82,43 @@ function firstIllFormedString(body: unknown): string[] | undefined {
 }
 
 /**
- * Refuses a request without a body for an operation whose body is required. express-openapi-validator lets an
- * absent body through (it validates only a body that was read); runs after it, once the operation is known, so that
- * a method the path does not support still gets its 405.
+ * Holds a request to its operation's documented body: a body the JSON parser left unread (sent without a JSON
+ * content-type) is refused with 415 by every operation that takes one, an optional body included, rather than
+ * ignored; and an operation whose body is required refuses a request without one. express-openapi-validator lets
+ * both through (it validates only a body that was read, and allows a missing content-type where the body is
+ * optional); this runs after it, once the operation is known, so that a method the path does not support still
+ * gets its 405.
  */
 export function requireDocumentedBody(req: Request, _res: Response, next: NextFunction): void {
-  const required = openApiMetadataOf(req)?.schema?.requestBody?.required === true;
-  next(
-    required && req.body === undefined
-      ? HttpError.of('invalid_request_error', 'body: required; send a JSON object')
-      : undefined,
-  );
+  const requestBody = openApiMetadataOf(req)?.schema?.requestBody;
+  if (!requestBody || req.body !== undefined) {
+    next();
+    return;
+  }
+  if (sendsBody(req) && typeIs(req, JSON_MEDIA_TYPES) === false) {
+    next(unsupportedMediaType());
+    return;
+  }
+  next(requestBody.required ? HttpError.of('invalid_request_error', 'body: required; send a JSON object') : undefined);
 }
 
 /**
  * Reads the JSON body of a request that may have one, strictly: uncompressed (`content-encoding` is absent or
- * `identity`, else 415), not empty, UTF-8, at most the spec's body limit, and every string valid Unicode (a
- * `\ud800` escape is refused with 400, never stored as something else). A body sent with GET is ignored.
+ * `identity`, else 415), UTF-8, at most the spec's body limit, and every string valid Unicode (a `\ud800` escape
+ * is refused with 400, never stored as something else). An empty body is no body (`req.body` stays undefined); a
+ * body that is not JSON is left unread, for `requireDocumentedBody` to refuse. A body sent with GET is read and
+ * ignored.
  */
 export function jsonBody() {
   const parse = express.json({ limit: MAX_REQUEST_BODY_BYTES, strict: true, inflate: false, verify: checkBytes });
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!METHODS_WITH_BODY.has(req.method)) {
+      if (sendsBody(req)) {
+        // Read and dropped before the operation runs, so that its answer waits for the whole request: a body the
+        // HTTP parser refuses part way then gets that 400 (answerClientError), not this answer and a stray error.
+        req.once('end', () => next()).resume();
+        return;
+      }
       next();
       return;
     }
@@ -97,9 +127,7 @@ export function jsonBody() {
       next(unsupportedEncoding());
       return;
     }
-    // A request with neither content-length nor transfer-encoding has no body at all (RFC 9112, 6.3): there is
-    // nothing to read, and whether the operation needs one is checked once it is known (requireDocumentedBody).
-    if (!typeIs.hasBody(req)) {
+    if (!sendsBody(req)) {
       next();
       return;
     }
@@ -110,8 +138,19 @@ export function jsonBody() {
       return;
     }
     parse(req, res, (error?: unknown) => {
+      if (isBodyParserError(error) && error.type === EMPTY_BODY) {
+        req.body = undefined;
+        next();
+        return;
+      }
       if (error) {
         next(error);
+        return;
+      }
+      if (req.body === undefined && typeIs(req, JSON_MEDIA_TYPES)) {
+        // The parser skips a request whose connection can no longer be read (the client went away, or the HTTP
+        // parser refused the body's framing): its body was never read, and no operation may run without it.
+        next(HttpError.of('invalid_request_error', 'body: the request ended before its body was read'));
         return;
       }
       const path = firstIllFormedString(req.body);

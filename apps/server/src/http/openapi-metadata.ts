@@ -4,7 +4,8 @@ import type { Request } from 'express';
 export interface OpenApiMetadata {
   /** The spec's path template (`/v1/organizations/api_keys/{api_key_id}`). */
   openApiRoute?: string;
-  schema?: { operationId?: string; requestBody?: { required?: boolean } };
+  /** The operation; `requestBody` is null for one that takes no body. */
+  schema?: { operationId?: string; requestBody?: { required?: boolean } | null };
 }
 
 /** The validator's metadata of a request; undefined before the validator has run, or when it matched nothing. */

@@ -140,6 +140,28 @@ describe('rotateApiKey', () => {
 
       expect(body).toMatchObject({ status: 'active', rotated_api_key: { id: old.id, status: 'expired' } });
     });
+    it.each([
+      ['content-length 0 without a content-type', {}, new Uint8Array(0)],
+      ['content-length 0 with a JSON content-type', { 'content-type': 'application/json' }, ''],
+      [
+        'an empty chunked JSON body',
+        { 'content-type': 'application/json' },
+        new ReadableStream({ start: (controller) => controller.close() }),
+      ],
+    ])('takes an empty body (%s) as no body, and rotates at once', async (_, extra, body) => {
+      const old = await createKey({ name: 'empty body' });
+
+      const result = await server.request(`${apiKeyPath(old.id)}/rotate`, {
+        method: 'POST',
+        headers: headers(extra),
+        body,
+        duplex: 'half',
+      } as RequestInit);
+
+      expect(result.response.status, result.text).toBe(200);
+      expectMatchesSpec('rotateApiKey', result.response, result.body, VERSION);
+      expect(result.body).toMatchObject({ rotated_api_key: { id: old.id, status: 'expired' } });
+    });
   });
 
   describe('400 invalid_request_error [2026-10-21]', () => {

@@ -13,7 +13,7 @@ import {
   type TestServer,
 } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CONTENT_SECURITY_POLICY, chooseEncoding } from '../../src/http/console/admin-console.js';
+import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/http/console/admin-console.js';
 
 // The console is built before the server's tests run (turbo: @apikeys/server#test depends on @apikeys/console#build).
 let server: TestServer;
@@ -25,10 +25,14 @@ afterAll(() => server?.close());
 const get = (path: string, init: RequestInit = {}) =>
   fetch(`${server.baseUrl}${path}`, { redirect: 'manual', ...init });
 
-/** A GET with exactly these headers (fetch would add its own Accept-Encoding and decompress), its body as bytes. */
-function getBytes(path: string, headers: Record<string, string>): Promise<{ headers: Headers; body: Buffer }> {
+/** A GET or HEAD with exactly these headers (fetch would add its own Accept-Encoding and decompress). */
+function getBytes(
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: Headers; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    request(`${server.baseUrl}${path}`, { headers }, (response) => {
+    request(`${server.baseUrl}${path}`, { headers, method }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
@@ -36,7 +40,7 @@ function getBytes(path: string, headers: Record<string, string>): Promise<{ head
         for (const [name, value] of Object.entries(response.headers)) {
           received.set(name, String(value));
         }
-        resolve({ headers: received, body: Buffer.concat(chunks) });
+        resolve({ status: response.statusCode ?? 0, headers: received, body: Buffer.concat(chunks) });
       });
     })
       .on('error', reject)
@@ -47,6 +51,24 @@ function getBytes(path: string, headers: Record<string, string>): Promise<{ head
 /** The `src` and `href` URLs of the page's scripts, stylesheets and icon. */
 function assetUrls(html: string): string[] {
   return [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+}
+
+/** The URL of the page's script. */
+async function scriptUrl(): Promise<string> {
+  return assetUrls(await (await get('/console')).text()).find((url) => url.endsWith('.js')) as string;
+}
+
+/** Asserts a 404 in the API's error shape for a file missing from the console's build. */
+async function expectMissingFile(response: Response, path: string): Promise<void> {
+  expect(response.status).toBe(404);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(response.headers.get('content-encoding')).toBeNull();
+  const body = (await response.json()) as { error: { type: string; message: string } };
+  expectMatchesSpec(undefined, response, body);
+  expect(body.error).toEqual({
+    type: 'not_found_error',
+    message: `the admin console has no file at ${path}: reload the page`,
+  });
 }
 
 describe('the admin console at /console', () => {
@@ -84,7 +106,17 @@ describe('the admin console at /console', () => {
       }
     }
     const script = urls.find((url) => url.endsWith('.js')) as string;
-    expect((await get(script)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    // Charset names are case-insensitive: express-static-gzip writes UTF-8 for a compressed copy.
+    expect((await get(script)).headers.get('content-type')).toMatch(/^text\/javascript; charset=utf-8$/i);
+  });
+
+  it('revalidates its icon on every load', async () => {
+    const response = await get('/console/favicon.svg');
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/svg+xml');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
   });
 
   it('sends its scripts and styles compressed to a browser that accepts it, and the same bytes to one that does not', async () => {
@@ -100,7 +132,7 @@ describe('the admin console at /console', () => {
       expect(gzip.headers.get('content-encoding'), url).toBe('gzip');
       expect(brotli.headers.get('content-encoding'), url).toBe('br');
       for (const response of [plain, gzip, brotli]) {
-        expect(response.headers.get('vary'), url).toBe('accept-encoding');
+        expect(response.headers.get('vary')?.toLowerCase(), url).toBe('accept-encoding');
         expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
         expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
       }
@@ -112,19 +144,35 @@ describe('the admin console at /console', () => {
   });
 
   it.each([
-    [undefined, undefined],
-    ['', undefined],
-    ['identity', undefined],
+    [undefined, null],
+    ['', null],
+    ['identity', null],
+    ['deflate', null],
     ['gzip', 'gzip'],
-    ['GZIP;q=0.5, br;q=0.8', 'br'],
+    ['br', 'br'],
+    ['gzip, deflate, br, zstd', 'br'],
+    ['gzip;q=0.5, br;q=0.8', 'br'],
     ['gzip, br;q=0', 'gzip'],
-    ['br;q=0.1, gzip', 'gzip'],
+    ['br;q=0, gzip;q=0.1', 'gzip'],
     ['*', 'br'],
-    ['*, br;q=0', 'gzip'],
-    ['gzip;q=0, br;q=0', undefined],
-    ['gzip;q=nonsense', undefined],
-  ])('picks the encoding for Accept-Encoding %j: %s', (header, encoding) => {
-    expect(chooseEncoding(header)).toBe(encoding);
+    ['gzip;q=0, br;q=0', null],
+    ['identity, gzip;q=0.5', null],
+    ['gzip;q=nonsense', null],
+  ])('answers Accept-Encoding %j with the script in encoding %s', async (acceptEncoding, encoding) => {
+    const url = await scriptUrl();
+    const plain = await getBytes(url, {});
+
+    const response = await getBytes(url, acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-encoding')).toBe(encoding);
+    const decoded =
+      encoding === 'br'
+        ? brotliDecompressSync(response.body)
+        : encoding === 'gzip'
+          ? gunzipSync(response.body)
+          : response.body;
+    expect(decoded.equals(plain.body)).toBe(true);
   });
 
   it('answers HEAD with the headers of GET and no body', async () => {
@@ -136,6 +184,41 @@ describe('the admin console at /console', () => {
     expect(head.headers.get('content-length')).toBe(full.headers.get('content-length'));
   });
 
+  it.each(['br', 'gzip', 'identity'])(
+    'answers HEAD of the script in %s with the headers of GET and no body',
+    async (encoding) => {
+      const url = await scriptUrl();
+      const headers = { 'accept-encoding': encoding };
+      const [head, full] = await Promise.all([getBytes(url, headers, 'HEAD'), getBytes(url, headers)]);
+
+      expect(head.status).toBe(200);
+      expect(head.body.length).toBe(0);
+      for (const name of ['content-encoding', 'content-length', 'content-type', 'cache-control', 'vary']) {
+        expect(head.headers.get(name), name).toBe(full.headers.get(name));
+      }
+      expect(Number(head.headers.get('content-length'))).toBe(full.body.length);
+    },
+  );
+
+  it('answers a range request with the whole file, and a conditional one for an unchanged file with 304', async () => {
+    const url = await scriptUrl();
+    const full = await getBytes(url, { 'accept-encoding': 'br' });
+
+    const ranged = await getBytes(url, { 'accept-encoding': 'br', range: 'bytes=0-9' });
+    const pastTheEnd = await getBytes(url, { 'accept-encoding': 'br', range: 'bytes=99999999-' });
+    const conditional = await getBytes(url, {
+      'accept-encoding': 'br',
+      'if-none-match': full.headers.get('etag') as string,
+    });
+
+    for (const response of [ranged, pastTheEnd]) {
+      expect(response.status).toBe(200);
+      expect(response.body.equals(full.body)).toBe(true);
+    }
+    expect(conditional.status).toBe(304);
+    expect(conditional.body.length).toBe(0);
+  });
+
   it.each(['GET', 'HEAD'])(
     'answers %s of a file missing from /console/assets/ with a 404 in the API error shape, without API headers',
     async (method) => {
@@ -144,13 +227,28 @@ describe('the admin console at /console', () => {
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       if (method === 'GET') {
-        const body = (await response.json()) as { error: { type: string; message: string } };
-        expectMatchesSpec(undefined, response, body);
-        expect(body.error).toEqual({
-          type: 'not_found_error',
-          message: 'the admin console has no file at /console/assets/index-00000000.js: reload the page',
-        });
+        await expectMissingFile(response, '/console/assets/index-00000000.js');
       }
+    },
+  );
+
+  it.each([
+    ['a folder of the build', '/console/assets/'],
+    ['a path whose percent-encoding does not decode', '/console/assets/%zz.js'],
+    ['a compressed copy, by name, of a file that has none', '/console/assets/nothing.js.br'],
+  ])('answers %s under /console/assets/ with a 404 in the API error shape', async (_, path) => {
+    await expectMissingFile(await get(path, { headers: { 'accept-encoding': 'br, gzip' } }), path);
+  });
+
+  it.each(['/console/assets', '/console/%zz', '/console/.env'])(
+    'answers %s with the page, never a redirect or a text error',
+    async (path) => {
+      const page = await (await get('/console')).text();
+      const response = await get(path);
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.text()).toBe(page);
     },
   );
 
@@ -164,6 +262,10 @@ describe('the admin console at /console', () => {
     '/console/assets/../../package.json',
     '/console/assets/%2e%2e%2f%2e%2e%2fvite.config.ts',
     '/console/assets/..%2f..%2f..%2fserver%2fpackage.json',
+    '/console/assets/%2e%2e/%2e%2e/package.json',
+    '/console/assets/..\\..\\package.json',
+    '/console/assets/%00../../package.json',
+    '/console//..//..//package.json',
   ])('never serves a file outside the build for %s (sent raw, not normalized)', async (path) => {
     const page = await (await get('/console')).text();
     const raw = await sendRaw(server.baseUrl, `GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`);

@@ -697,7 +697,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The request body is not `application/json`, or is sent with a `content-encoding` other than `identity`. */
+        /** @description The request body is not `application/json` (another content type, or none), or is sent with a `content-encoding` other than `identity`. */
         UnsupportedMediaType: {
             headers: {
                 "request-id": components["headers"]["RequestId"];

@@ -44,8 +44,6 @@ export function fromBodyParserError(error: BodyParserError): HttpError {
   switch (error.type) {
     case 'entity.too.large':
       return requestTooLarge();
-    case 'entity.empty':
-      return HttpError.of('invalid_request_error', 'body: required; send a JSON object');
     case 'entity.parse.failed':
       return HttpError.of('invalid_request_error', 'body: malformed JSON; send a JSON object');
     case 'entity.not.utf8':

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../../domain/errors.js';
+import { wasAnsweredEarly } from '../parser-level-answers.js';
 import { requestIdOf } from '../request-id.js';
 import { sendJson } from '../send-json.js';
 import { fromBodyParserError, isBodyParserError } from './body-parser-errors.js';
@@ -32,6 +33,10 @@ export function toHttpError(error: unknown, req: Request): HttpError {
 export function handleErrors(logger: Logger) {
   // Express recognises error handlers by their four parameters.
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    // A request whose body the HTTP parser refused was answered then; what its pipeline raises after is moot.
+    if (wasAnsweredEarly(res)) {
+      return;
+    }
     const httpError = toHttpError(error, req);
     const requestId = requestIdOf(res);
     if (isDatabaseUnavailable(httpError.cause)) {
@@ -58,6 +63,9 @@ export function handleErrors(logger: Logger) {
  */
 export function lastResort(logger: Logger) {
   return (error: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+    if (wasAnsweredEarly(res)) {
+      return;
+    }
     const requestId = requestIdOf(res);
     logger.error({ request_id: requestId, err: error }, 'error response failed');
     if (res.headersSent) {
