@@ -40,7 +40,11 @@ function send(
   options: { headers?: Record<string, string | undefined>; body?: string | Uint8Array } = {},
 ) {
   const json: Record<string, string> = operation.body === undefined ? {} : { 'content-type': 'application/json' };
-  const given: Record<string, string | undefined> = { 'vendor-version': operation.version, ...json, ...options.headers };
+  const given: Record<string, string | undefined> = {
+    'vendor-version': operation.version,
+    ...json,
+    ...options.headers,
+  };
   // A header given as undefined is left out (a byte body then goes without a content-type: fetch adds none).
   const headers = authHeaders(
     credential ?? '',
