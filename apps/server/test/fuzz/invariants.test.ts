@@ -4,42 +4,90 @@
  */
 
 import { startTestServer, type TestServer } from '@apikeys/server/testing';
-import { loadSpec } from '@apikeys/spec';
-import { openSqliteStore, SQLITE_MEMORY, type Store } from '@apikeys/store';
+import { type ApiKeyRecord, openSqliteStore, SQLITE_MEMORY, type Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOTHING_CHANGES } from './change-checks.js';
 import type { Answer, NoAnswer } from './exchange.js';
 import { createFixture, type Fixture, Fuzzer, FuzzFailure } from './fuzzer.js';
-import { type CheckContext, checkAnswer, InvariantError } from './invariants.js';
+import { type CheckContext, checkAnswer, InvariantError, registerFixtureSecrets } from './invariants.js';
 import { expectationFor } from './oracle.js';
-import type { Bindings, FuzzRequest } from './request.js';
-import { readSpecModel } from './spec-model.js';
+import { type Bindings, KEY_ID_PLACEHOLDERS, KEYS, SECRET_PLACEHOLDERS } from './placeholders.js';
+import type { FuzzRequest } from './request.js';
+import { SecretRegistry } from './secrets.js';
+import { readSpecModels } from './spec-model.js';
 
-const model = readSpecModel(loadSpec());
+const models = readSpecModels();
 const LIST = '/v1/organizations/api_keys';
+const LATEST = '2026-10-21';
 
-const bindings: Bindings = {
-  $ADMIN_KEY: `sk-adm-${'A'.repeat(43)}`,
-  $OTHER_ADMIN_KEY: `sk-adm-${'B'.repeat(43)}`,
-  $DISABLED_ADMIN_KEY: `sk-adm-${'C'.repeat(43)}`,
-  $API_KEY_SECRET: `sk-api-${'D'.repeat(43)}`,
-  $OTHER_API_KEY_SECRET: `sk-api-${'E'.repeat(43)}`,
-  $KEY_ID: `apikey_${'1'.repeat(24)}`,
-  $OLDER_KEY_ID: `apikey_${'2'.repeat(24)}`,
-  $OTHER_ORG_KEY_ID: `apikey_${'3'.repeat(24)}`,
-  $HOST: '127.0.0.1:1',
-};
+/** Fake values: each secret a run of its own letter, each ID of its own digit. */
+const bindings = Object.fromEntries([
+  ...SECRET_PLACEHOLDERS.map((name, index) => {
+    const prefix = name.includes('ADMIN') ? 'sk-adm-' : name.includes('VERIFIER') ? 'sk-vfy-' : 'sk-api-';
+    return [name, `${prefix}${String.fromCharCode(65 + index).repeat(43)}`];
+  }),
+  ...KEY_ID_PLACEHOLDERS.map((name, index) => [name, `apikey_${String(index + 1).repeat(24)}`]),
+  ['$EVENT_ID', `auditevt_0000000000000${'1'.repeat(17)}`],
+  ['$OTHER_ORG_EVENT_ID', `auditevt_0000000000000${'2'.repeat(17)}`],
+  ['$ADMIN_KEY_ID', `adminkey_${'1'.repeat(24)}`],
+  ['$OTHER_ADMIN_KEY_ID', `adminkey_${'2'.repeat(24)}`],
+  ['$HOST', '127.0.0.1:1'],
+]) as Bindings;
 
-function get(target: string, headers: ([string, string] | [string])[] = []): FuzzRequest {
+/** A fixture of fake records that hold the facts of `placeholders.ts`. */
+function fakeFixture(): Fixture {
+  const keys = new Map<string, { organization: 'own' | 'other'; record: ApiKeyRecord }>();
+  for (const name of KEY_ID_PLACEHOLDERS) {
+    const { organization, state } = KEYS[name];
+    const record: ApiKeyRecord = {
+      id: bindings[name],
+      name: name.toLowerCase(),
+      workspaceId: null,
+      scope: 'workspace',
+      createdAt: 1_700_000_000_000_000,
+      createdBy: { id: 'user_1', type: 'user' },
+      partialKeyHint: 'sk-api-Ab3d...wXyZ',
+      status: state === 'expired' ? 'active' : state,
+      expiresAt: state === 'expired' ? 1_600_000_000_000_000 : null,
+      principal: null,
+      lastUsedAt: null,
+    };
+    keys.set(record.id, { organization, record });
+  }
+  return {
+    bindings,
+    organizations: { own: 'org_own', other: 'org_other' },
+    defaultWorkspaces: { own: 'wrkspc_default_own', other: 'wrkspc_default_other' },
+    keys,
+    pools: { strings: [], byPrefix: {} },
+    credentialsByPrefix: {},
+  };
+}
+
+function request(
+  method: string,
+  target: string,
+  options: { version?: string; credential?: string; body?: unknown; bearer?: boolean } = {},
+): FuzzRequest {
+  const { version = '2023-06-01', credential = '$ADMIN_KEY', body, bearer = false } = options;
   return {
     labels: ['test'],
-    method: 'GET',
+    method,
     target,
     protocol: 'HTTP/1.1',
-    headers: [['host', '$HOST'], ['x-api-key', '$ADMIN_KEY'], ['vendor-version', '2023-06-01'], ...headers],
+    headers: [
+      ['host', '$HOST'],
+      bearer ? ['authorization', `Bearer ${credential}`] : ['x-api-key', credential],
+      ['vendor-version', version],
+      ...(body === undefined ? [] : ([['content-type', 'application/json']] as [string, string][])),
+    ],
+    ...(body === undefined ? {} : { body: [{ text: JSON.stringify(body), encoding: 'utf8' as const }] }),
     framing: { kind: 'length' },
     modelled: true,
   };
 }
+
+const get = (target: string, options: Parameters<typeof request>[2] = {}) => request('GET', target, options);
 
 let counter = 0;
 /** A fresh request ID, so that only the test about reused IDs reuses one. */
@@ -60,31 +108,42 @@ function answer(status: number, body: unknown, headers: [string, string][] = [])
 }
 
 const error = (type: string, message: string) => ({ type: 'error', error: { type, message }, request_id: '$ID' });
-const key = (id: string, name = 'k') => ({
+const key = (id: string, fields: Record<string, unknown> = {}) => ({
   id,
   type: 'api_key',
-  name,
+  name: 'k',
   workspace_id: null,
   created_at: '2024-10-30T23:58:27.427722Z',
   created_by: { id: 'user_1', type: 'user' },
   partial_key_hint: 'sk-api-Ab3d...wXyZ',
   status: 'active',
+  ...fields,
 });
+const latestKey = (id: string, fields: Record<string, unknown> = {}) => {
+  const { workspace_id: _, ...rest } = key(id, fields);
+  return {
+    expires_at: null,
+    last_used_at: null,
+    principal: null,
+    scope: { type: 'workspace', workspace_id: 'wrkspc_default_own' },
+    ...rest,
+  };
+};
 const page = (ids: string[]) => ({ data: ids.map((id) => key(id)), has_more: false, first_id: null, last_id: null });
 
 function context(): CheckContext {
-  return {
-    model,
-    bindings,
-    keyIds: { own: new Set([bindings.$KEY_ID, bindings.$OLDER_KEY_ID]), other: new Set([bindings.$OTHER_ORG_KEY_ID]) },
-    requestIds: new Set(),
-  };
+  const fixture = fakeFixture();
+  const secrets = new SecretRegistry();
+  registerFixtureSecrets(secrets, bindings);
+  const idsOf = (organization: string) =>
+    new Set([...fixture.keys].filter(([, k]) => k.organization === organization).map(([id]) => id));
+  return { fixture, keyIds: { own: idsOf('own'), other: idsOf('other') }, secrets, requestIds: new Set() };
 }
 
 /** The invariant `check` breaks, or undefined when it keeps them all. */
-function broken(request: FuzzRequest, reply: Answer | NoAnswer, checks = context()): string | undefined {
+function broken(sent: FuzzRequest, reply: Answer | NoAnswer, checks = context()): string | undefined {
   try {
-    checkAnswer(checks, expectationFor(request, model, bindings), reply, request.method);
+    checkAnswer(checks, expectationFor(sent, models, bindings), reply, sent.method);
     return undefined;
   } catch (problem) {
     return problem instanceof InvariantError
@@ -99,6 +158,7 @@ describe('the invariants of an answer', () => {
     expect(
       broken(get(`${LIST}?limit=1e3`), answer(400, error('invalid_request_error', 'limit: must be an integer'))),
     ).toBeUndefined();
+    expect(broken(get(LIST, { bearer: true }), answer(200, page([bindings.$KEY_ID])))).toBeUndefined();
   });
 
   it.each([
@@ -125,11 +185,23 @@ describe('the invariants of an answer', () => {
     [
       "a secret's random part",
       get(LIST),
-      answer(400, error('invalid_request_error', `x: ${'E'.repeat(43)}`)),
+      answer(400, error('invalid_request_error', `x: ${bindings.$OTHER_API_KEY_SECRET.slice(7)}`)),
+      'no secret in a response',
+    ],
+    [
+      "16 characters of a verifier key's secret",
+      get(LIST),
+      answer(400, error('invalid_request_error', `x: ${bindings.$VERIFIER_KEY.slice(10, 26)}`)),
       'no secret in a response',
     ],
     ['an undocumented status', get(LIST), answer(404, error('not_found_error', 'no')), 'a status the spec allows'],
     ['a body the spec refuses', get(LIST), answer(200, { data: 'no' }), 'the body validates against the spec'],
+    [
+      "a body of another version's shape",
+      get(LIST, { version: LATEST }),
+      answer(200, page([bindings.$KEY_ID])),
+      'the body validates against the spec',
+    ],
     ['a body that is not JSON', get(LIST), answer(200, '<html>'), 'the body is JSON'],
     [
       'an error type of another status',
@@ -167,8 +239,103 @@ describe('the invariants of an answer', () => {
       answer(200, page([bindings.$KEY_ID])),
       'a list holds only the items its filters ask for',
     ],
-  ] as const)('catch %s', (_label, request, reply, invariant) => {
-    expect(broken(request, reply)).toBe(invariant);
+    [
+      'a verifier key let through to another operation',
+      get(LIST, { version: LATEST, credential: '$VERIFIER_KEY', bearer: true }),
+      answer(200, { data: [], has_more: false, first_id: null, last_id: null }),
+      'the status the spec gives this request',
+    ],
+    [
+      'an operation of a later version served to an earlier one',
+      request('POST', `${LIST}/$KEY_ID/rotate`, { body: {} }),
+      answer(404, error('not_found_error', 'no such path')),
+      'a status the spec allows',
+    ],
+    [
+      'an expired key brought back',
+      request('POST', `${LIST}/$EXPIRED_KEY_ID`, { version: LATEST, body: { status: 'active' } }),
+      answer(200, latestKey(bindings.$EXPIRED_KEY_ID, { name: '$expired_key_id' })),
+      'the status the spec gives this request',
+    ],
+    [
+      'an expiry in the past',
+      request('POST', LIST, { version: LATEST, body: { name: 'n', expires_at: '2001-01-01T00:00:00Z' } }),
+      answer(200, { ...latestKey(`apikey_${'9'.repeat(24)}`), key: `sk-api-${'Z'.repeat(49)}` }),
+      'the status the spec gives this request',
+    ],
+    [
+      'an expiry refused without naming it',
+      request('POST', LIST, { version: LATEST, body: { name: 'n', expires_at: '2201-01-01T00:00:00Z' } }),
+      answer(400, error('invalid_request_error', 'name: bad')),
+      'a refusal names the offending parameter or field',
+    ],
+    [
+      'an inactive key verified as valid',
+      request('POST', '/v1/keys/verify', {
+        version: LATEST,
+        credential: '$VERIFIER_KEY',
+        body: { key: bindings.$INACTIVE_KEY_SECRET },
+      }),
+      answer(200, {
+        valid: true,
+        code: 'VALID',
+        key: {
+          id: bindings.$INACTIVE_KEY_ID,
+          type: 'api_key',
+          organization_id: 'org_own',
+          name: 'k',
+          scope: { type: 'workspace', workspace_id: 'w' },
+          principal: null,
+          expires_at: null,
+          status: 'active',
+        },
+      }),
+      'verifyApiKey answers the verdict the key state gives',
+    ],
+    [
+      'an audit trail that ignores one of the types asked for',
+      get('/v1/organizations/audit_events?type=api_key.created&type=api_key.rotated', { version: LATEST }),
+      answer(200, {
+        data: [
+          {
+            id: `auditevt_0000000000000${'3'.repeat(17)}`,
+            type: 'api_key.updated',
+            occurred_at: '2026-11-24T10:15:30.123456Z',
+            actor: { type: 'admin_key', id: bindings.$ADMIN_KEY_ID },
+            target: { type: 'api_key', id: bindings.$KEY_ID },
+            changes: {},
+            related: null,
+            key_count: null,
+            request_id: null,
+            client: null,
+          },
+        ],
+        has_more: false,
+        first_id: null,
+        last_id: null,
+      }),
+      'a list holds only the items its filters ask for',
+    ],
+    [
+      'a rotation that ignores a body that is not JSON',
+      {
+        ...request('POST', `${LIST}/$KEY_ID/rotate`, { version: LATEST, body: {} }),
+        headers: [
+          ['host', '$HOST'],
+          ['x-api-key', '$ADMIN_KEY'],
+          ['vendor-version', LATEST],
+          ['content-type', 'text/plain'],
+        ],
+      } satisfies FuzzRequest,
+      answer(200, {
+        ...latestKey(`apikey_${'9'.repeat(24)}`),
+        key: `sk-api-${'Y'.repeat(49)}`,
+        rotated_api_key: latestKey(bindings.$KEY_ID),
+      }),
+      'the status the spec gives this request',
+    ],
+  ] as const)('catch %s', (_label, sent, reply, invariant) => {
+    expect(broken(sent, reply)).toBe(invariant);
   });
 
   it('catch a request-id that is missing, malformed or reused', () => {
@@ -204,6 +371,22 @@ describe('the invariants of an answer', () => {
     const stack = answer(400, error('invalid_request_error', 'limit: at f (/srv/app.js:1:2)'));
     expect(broken(get(`${LIST}?limit=x`), stack)).toMatch(/^AssertionError: response body leaks internals/);
   });
+
+  it('catch a new secret shown twice, and shown again in a later answer', () => {
+    const create = request('POST', LIST, { version: LATEST, body: { name: 'new' } });
+    const issued = `sk-api-${'Q'.repeat(49)}`;
+    const created = { ...latestKey(`apikey_${'8'.repeat(24)}`, { name: 'new' }), key: issued };
+    created.created_by = { type: 'service_account', id: bindings.$ADMIN_KEY_ID };
+    const checks = context();
+    expect(broken(create, answer(200, created, [['x-key', issued]]), checks)).toBe(
+      'a new secret is shown once, in its key field',
+    );
+    const later = context();
+    expect(broken(create, answer(200, created), later)).toBeUndefined();
+    expect(broken(get(LIST), answer(400, error('invalid_request_error', `limit: ${issued}`)), later)).toBe(
+      'no secret in a response',
+    );
+  });
 });
 
 describe('the invariants of the store and the log, on a sabotaged server', () => {
@@ -219,7 +402,10 @@ describe('the invariants of the store and the log, on a sabotaged server', () =>
       get(target, property, receiver) {
         if (property === 'getApiKey') {
           return async (organizationId: string, id: string) => {
-            await sabotage?.(target, organizationId, id);
+            // Once: the fuzzer's own reads of the store go through here too.
+            const once = sabotage;
+            sabotage = undefined;
+            await once?.(target, organizationId, id);
             return target.getApiKey(organizationId, id);
           };
         }
@@ -229,13 +415,13 @@ describe('the invariants of the store and the log, on a sabotaged server', () =>
     });
     server = await startTestServer({ opened: { store: sabotaged as Store, migrator } });
     fixture = await createFixture(server);
-    fuzzer = new Fuzzer(server, model, fixture);
+    fuzzer = await Fuzzer.start(server, models, fixture);
   });
   afterAll(() => server.close());
 
-  async function invariantBroken(request: FuzzRequest): Promise<string | undefined> {
+  async function invariantBroken(sent: FuzzRequest): Promise<string | undefined> {
     try {
-      await fuzzer.send(request);
+      await fuzzer.send(sent);
       return undefined;
     } catch (failure) {
       return failure instanceof FuzzFailure ? failure.invariant : String(failure);
@@ -244,15 +430,27 @@ describe('the invariants of the store and the log, on a sabotaged server', () =>
     }
   }
 
-  it('keeps every invariant for a valid read (the control)', async () => {
+  const unknownKey = `${LIST}/apikey_000000000000000000000000`;
+
+  it('keeps every invariant for a valid read and a valid write (the controls)', async () => {
     expect(await invariantBroken(get(`${LIST}/$KEY_ID`))).toBeUndefined();
+    const rename = request('POST', `${LIST}/$KEY_ID`, { version: LATEST, body: { name: 'renamed' } });
+    expect(await invariantBroken(rename)).toBeUndefined();
+    const rotate = request('POST', `${LIST}/$KEY_ID/rotate`, { version: LATEST, body: { grace_period_seconds: 60 } });
+    expect(await invariantBroken(rotate)).toBeUndefined();
+    const verify = request('POST', '/v1/keys/verify', {
+      version: LATEST,
+      credential: '$VERIFIER_KEY',
+      body: { key: '$API_KEY_SECRET' },
+    });
+    expect(await invariantBroken(verify)).toBeUndefined();
   });
 
   it('catches a read that changes a key, and restores it', async () => {
-    sabotage = async (store, organizationId, id) => {
-      await store.updateApiKey(organizationId, id, { name: 'changed by a read' });
+    sabotage = async (store, organizationId) => {
+      await store.updateApiKey(organizationId, fixture.bindings.$OLDER_KEY_ID, { name: 'changed by a read' });
     };
-    expect(await invariantBroken(get(`${LIST}/$KEY_ID`))).toBe('a refused request (or a read) changes nothing');
+    expect(await invariantBroken(get(`${LIST}/$KEY_ID`))).toBe(NOTHING_CHANGES);
     expect(await invariantBroken(get(`${LIST}/$KEY_ID`))).toBeUndefined();
   });
 
@@ -260,9 +458,28 @@ describe('the invariants of the store and the log, on a sabotaged server', () =>
     sabotage = async (store, organizationId) => {
       await store.updateApiKey(organizationId, fixture.bindings.$OLDER_KEY_ID, { status: 'archived' });
     };
-    expect(await invariantBroken(get(`${LIST}/apikey_000000000000000000000000`))).toBe(
-      'a refused request (or a read) changes nothing',
-    );
+    expect(await invariantBroken(get(unknownKey))).toBe(NOTHING_CHANGES);
+  });
+
+  it('catches a refused request that creates a key', async () => {
+    sabotage = async (store, organizationId) => {
+      await store.createApiKey({ organizationId, name: 'made by a refusal', createdBy: { id: 'u', type: 'user' } });
+    };
+    expect(await invariantBroken(get(unknownKey))).toBe(NOTHING_CHANGES);
+  });
+
+  it('catches a refused request that writes an audit event', async () => {
+    sabotage = async (store, organizationId) => {
+      await store.createAdminKey({ organizationId, name: 'made by a refusal' });
+    };
+    expect(await invariantBroken(get(unknownKey))).toBe(NOTHING_CHANGES);
+  });
+
+  it("catches a refused request that records a key's use", async () => {
+    sabotage = async (store) => {
+      await store.recordKeyUsage([{ id: fixture.bindings.$OLDER_KEY_ID, lastUsedAt: 60_000_000 * 29_000_000 }]);
+    };
+    expect(await invariantBroken(get(unknownKey))).toBe(NOTHING_CHANGES);
   });
 
   it('catches a secret written to the log', async () => {

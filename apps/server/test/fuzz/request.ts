@@ -3,25 +3,7 @@
  * secrets and IDs go, so that a generated request can be printed, shrunk and replayed against any server.
  */
 
-/** The secrets of the fixture. None may ever appear in a response or a log line, nor their random part. */
-export const SECRET_PLACEHOLDERS = [
-  '$ADMIN_KEY',
-  '$OTHER_ADMIN_KEY',
-  '$DISABLED_ADMIN_KEY',
-  '$API_KEY_SECRET',
-  '$OTHER_API_KEY_SECRET',
-] as const;
-
-/** The IDs of the fixture: keys of the caller's organization, and a key of another organization. */
-export const ID_PLACEHOLDERS = ['$KEY_ID', '$OLDER_KEY_ID', '$OTHER_ORG_KEY_ID'] as const;
-
-/** Every placeholder; `$HOST` is the server's `host:port`. */
-export const PLACEHOLDERS = [...SECRET_PLACEHOLDERS, ...ID_PLACEHOLDERS, '$HOST'] as const;
-
-export type Placeholder = (typeof PLACEHOLDERS)[number];
-
-/** The value of each placeholder on the server the fuzzer talks to. */
-export type Bindings = Record<Placeholder, string>;
+import { type Bindings, PLACEHOLDERS, type Placeholder } from './placeholders.js';
 
 // Longest first, so that no placeholder is read as the start of another.
 const PLACEHOLDER_PATTERN = new RegExp(
