@@ -16,7 +16,7 @@ import {
   textBody,
 } from './drafts.js';
 import { CONTENT_ENCODINGS, CONTENT_TYPES } from './hostile.js';
-import type { BodyPart, Framing } from './request.js';
+import { type BodyPart, type Framing, MALFORMED_CHUNKS, type MalformedChunk } from './request.js';
 import { Entries, invalidValue, jsonText, validValue } from './schema-values.js';
 import type { OperationModel } from './spec-model.js';
 
@@ -269,6 +269,15 @@ export function bodyMutations(operation: OperationModel, context: ArbitraryConte
       weight: 1,
       arbitrary: fc.constant(
         mutation('framing: content-length and chunked', false, (d) => ({ ...d, framing: { kind: 'both' } })),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...(Object.keys(MALFORMED_CHUNKS) as MalformedChunk[])).map((form) =>
+        mutation(`framing: a malformed chunk, ${form}`, true, (d) => ({
+          ...d,
+          framing: { kind: 'malformed-chunk', form },
+        })),
       ),
     },
   );

@@ -172,8 +172,9 @@ export function bodyViolations(
   if (!declared || !BODY_METHODS.has(request.method)) {
     return { violations: [], possible: [] };
   }
+  const malformed = request.framing.kind === 'malformed-chunk' ? request.framing.form : undefined;
   const read = bodyAsRead(request, bindings) ?? Buffer.alloc(0);
-  if (!declared.required && read.length === 0) {
+  if (!malformed && !declared.required && read.length === 0) {
     return emptyOptionalBody(headers, declared.mediaTypes);
   }
   // Encoding, size and media type are independent reasons: the spec gives none precedence over another.
@@ -195,6 +196,10 @@ export function bodyViolations(
     // (An empty `charset=` names no charset: reading the body as UTF-8 then is no silent acceptance.)
     // The spec requires UTF-8; refusing the label (415) and failing to read the body as UTF-8 (400) both fit.
     found.push(invalid(`charset ${JSON.stringify(charset)}`, [400, 415], ['content-type', 'body']));
+  }
+  if (malformed) {
+    // A body whose chunked coding is broken is unreadable: a 400 at once, unless its headers are refused first.
+    found.push(invalid(`a chunked body with ${malformed}`, [400], []));
   }
   if (found.length > 0) {
     return { violations: found, possible: [] };

@@ -334,6 +334,15 @@ describe('the invariants of an answer', () => {
       }),
       'the status the spec gives this request',
     ],
+    [
+      'a malformed chunk taken for a body',
+      {
+        ...request('POST', LIST, { version: LATEST, body: { name: 'n' } }),
+        framing: { kind: 'malformed-chunk', form: 'a size that is not hexadecimal' },
+      } satisfies FuzzRequest,
+      answer(200, { ...latestKey(`apikey_${'7'.repeat(24)}`, { name: 'n' }), key: `sk-api-${'X'.repeat(49)}` }),
+      'the status the spec gives this request',
+    ],
   ] as const)('catch %s', (_label, sent, reply, invariant) => {
     expect(broken(sent, reply)).toBe(invariant);
   });
