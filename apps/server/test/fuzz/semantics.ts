@@ -77,6 +77,17 @@ function pathReasons(input: SemanticInput): Violation[] {
     });
 }
 
+/** What an ID that names none of the caller's items of the expected kind is, as a reason may say it. */
+function describeId(value: string, input: SemanticInput): string {
+  const found = placeholderOf(value, ID_PLACEHOLDERS, input.bindings);
+  if (found === undefined) {
+    return 'no item';
+  }
+  return ID_ORGANIZATIONS[found] === input.caller.organization
+    ? "another kind of the caller's items"
+    : "another organization's item";
+}
+
 /** Cursors ("Passing both ... or a cursor that names no ... of the organization, is a 400"). */
 function cursorReasons(input: SemanticInput): Violation[] {
   const cursors = input.operation.parameters.filter(
@@ -96,7 +107,8 @@ function cursorReasons(input: SemanticInput): Violation[] {
   for (const cursor of sent) {
     const [value = ''] = input.query.get(cursor.name) ?? [];
     if (!callerItem(cursor, value, input.caller, input.bindings)) {
-      found.push(invalid(`cursor ${cursor.name} names no item of the caller's`, [400], [cursor.name]));
+      const what = describeId(value, input);
+      found.push(invalid(`cursor ${cursor.name} names ${what}`, [400], [cursor.name]));
     }
   }
   return found;

@@ -57,6 +57,9 @@ export class Statistics {
       const [only, ...others] = expectation.violations;
       if (only?.rule && others.length === 0) {
         this.#count(this.outcomes, `${versioned}: ${only.reason}`);
+      } else if (only && others.length === 0) {
+        // The reason up to the value it quotes: `query occurred_after`, `the body breaks its schema (expires_at)`.
+        this.#count(this.outcomes, `${versioned} refuses ${only.reason.split(/[:"]/)[0]?.trim()}`);
       }
     }
   }
