@@ -78,7 +78,12 @@ const pad = (value: number, width: number) => String(value).padStart(width, '0')
 
 /** `hh:mm:ss` of a second of the day. */
 function clock(secondOfDay: number): string {
-  return `${pad(Math.floor(secondOfDay / 3600), 2)}:${pad(Math.floor(secondOfDay / 60) % 60, 2)}:${pad(secondOfDay % 60, 2)}`;
+  const [hours, minutes, seconds] = [
+    Math.floor(secondOfDay / 3600),
+    Math.floor(secondOfDay / 60) % 60,
+    secondOfDay % 60,
+  ];
+  return `${pad(hours, 2)}:${pad(minutes, 2)}:${pad(seconds, 2)}`;
 }
 
 /** The time zone `offsetMinutes` east of UTC: `Z`, or `+hh:mm` / `-hh:mm`. */

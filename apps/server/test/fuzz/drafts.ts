@@ -51,6 +51,7 @@ export interface Mutation {
   apply(draft: Draft): Draft;
 }
 
+/** A mutation with its label, and whether the oracle predicts what it does. */
 export function mutation(label: string, modelled: boolean, apply: (draft: Draft) => Draft): Mutation {
   return { label, modelled, apply };
 }
@@ -121,6 +122,7 @@ export function encode(text: string, style: Encoding = 'percent'): string {
     .join('');
 }
 
+/** The encodings a valid value is sent in, plain percent-encoding most often. */
 export const encodingStyle = fc.constantFrom<Encoding>('percent', 'percent', 'percent', 'plus', 'all', 'lower');
 
 /** A text as bytes, one character per byte (its UTF-8 form), for header values and raw targets. */
@@ -130,8 +132,10 @@ export function utf8Bytes(text: string): string {
 
 // ---- Drafts of valid requests -------------------------------------------------------------------------------------
 
+/** Methods that carry a body. */
 export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** The operation's parameters in one location. */
 export function parametersIn(operation: OperationModel, location: ParameterModel['in']): ParameterModel[] {
   return operation.parameters.filter((parameter) => parameter.in === location);
 }
@@ -296,17 +300,21 @@ export function validDraft(operation: OperationModel, context: ArbitraryContext)
 
 // ---- Helpers that change drafts ----------------------------------------------------------------------------------
 
+/** Whether a header line has this name, in any letter case. */
 export const isHeader = (name: string) => (header: [string, string] | [string]) =>
   header[0].toLowerCase() === name.toLowerCase();
 
+/** The draft with every header of this name replaced by one. */
 export function setHeader(draft: Draft, name: string, value: string): Draft {
   return { ...draft, headers: [...draft.headers.filter((h) => !isHeader(name)(h)), [name, value]] };
 }
 
+/** The draft without any header of this name. */
 export function removeHeader(draft: Draft, name: string): Draft {
   return { ...draft, headers: draft.headers.filter((h) => !isHeader(name)(h)) };
 }
 
+/** The draft with one more header line. */
 export function addHeader(draft: Draft, header: [string, string] | [string]): Draft {
   return { ...draft, headers: [...draft.headers, header] };
 }
@@ -317,13 +325,17 @@ export function setQuery(draft: Draft, name: string, encodedValue: string): Draf
   return { ...draft, query: [...draft.query.filter((pair) => !pair.startsWith(prefix)), `${prefix}${encodedValue}`] };
 }
 
+/** A body of text, written as UTF-8. */
 export function textBody(text: string): BodyPart[] {
   return [{ text, encoding: 'utf8' }];
 }
 
+/** A body of raw bytes. */
 export function bytesBody(bytes: Buffer | string): BodyPart[] {
   return [{ text: typeof bytes === 'string' ? bytes : bytes.toString('latin1'), encoding: 'bytes' }];
 }
 
+/** Any of the fixture's secrets. */
 export const secret = fc.constantFrom(...SECRET_PLACEHOLDERS);
+/** Any of the fixture's IDs. */
 export const anyId = fc.constantFrom(...ID_PLACEHOLDERS);

@@ -42,6 +42,7 @@ export function namePrefixes(name: string, location: string): string[] {
   ];
 }
 
+/** A reason to refuse a request. */
 export function invalid(reason: string, statuses: number[], prefixes: string[]): Violation {
   return { reason, statuses, prefixes };
 }

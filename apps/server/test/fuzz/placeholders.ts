@@ -41,9 +41,13 @@ export const ID_PLACEHOLDERS = [
 /** Every placeholder; `$HOST` is the server's `host:port`. */
 export const PLACEHOLDERS = [...SECRET_PLACEHOLDERS, ...ID_PLACEHOLDERS, '$HOST'] as const;
 
+/** A placeholder of a secret. */
 export type SecretPlaceholder = (typeof SECRET_PLACEHOLDERS)[number];
+/** A placeholder of an API key's ID. */
 export type KeyIdPlaceholder = (typeof KEY_ID_PLACEHOLDERS)[number];
+/** A placeholder of an ID. */
 export type IdPlaceholder = (typeof ID_PLACEHOLDERS)[number];
+/** Any placeholder. */
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 /** The value of each placeholder on the server the fuzzer talks to. */
@@ -65,6 +69,7 @@ export interface SecretFact {
   key?: KeyIdPlaceholder;
 }
 
+/** What each secret placeholder stands for. */
 export const SECRETS: Readonly<Record<SecretPlaceholder, SecretFact>> = {
   $ADMIN_KEY: { kind: 'admin', organization: 'own', active: true },
   $OTHER_ADMIN_KEY: { kind: 'admin', organization: 'other', active: true },
@@ -85,6 +90,7 @@ export interface KeyFact {
   state: KeyState;
 }
 
+/** What each API key ID placeholder stands for. */
 export const KEYS: Readonly<Record<KeyIdPlaceholder, KeyFact>> = {
   $KEY_ID: { organization: 'own', state: 'active' },
   $OLDER_KEY_ID: { organization: 'own', state: 'active' },

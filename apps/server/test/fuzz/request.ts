@@ -53,6 +53,7 @@ export const MALFORMED_CHUNKS = {
   'a trailer line without a colon': (data: string) => `${size(data)}\r\n${data}\r\n0\r\nx\r\n\r\n`,
 } as const;
 
+/** One of the ways a chunk breaks the chunked coding. */
 export type MalformedChunk = keyof typeof MALFORMED_CHUNKS;
 
 /** The chunk size of data given one character per byte, in hexadecimal. */

@@ -25,7 +25,7 @@ export function conforms(schema: JsonSchema, value: unknown): boolean {
   return validate(value) as boolean;
 }
 
-// With the `u` flag a surrogate pair is one code point, so only an unpaired surrogate matches.
+/** An unpaired surrogate: with the `u` flag a surrogate pair is one code point, so only a lone one matches. */
 export const LONE_SURROGATE = /\p{Cs}/u;
 
 /**

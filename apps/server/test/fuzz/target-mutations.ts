@@ -21,6 +21,7 @@ const PARSED_METHODS = new Set([
   'M-SEARCH',
 ]);
 
+/** Hostile methods, paths, request-targets and protocols for a request of any operation. */
 export function methodAndPathMutations(context: ArbitraryContext): fc.Arbitrary<Mutation> {
   const literals = [
     ...new Set(context.model.paths.flatMap((p) => p.segments.flatMap((s) => ('literal' in s ? [s.literal] : [])))),
