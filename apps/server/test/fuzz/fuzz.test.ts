@@ -1,13 +1,15 @@
 /**
- * The spec-driven fuzzer: thousands of requests derived from spec/openapi.yaml (every operation, parameter and
- * body schema) and from hostile forms, sent to the real server over HTTP, each held to every invariant of the API
- * (`invariants.ts`, and the store and log checks of `fuzzer.ts`). What the spec allows is computed by `oracle.ts`.
+ * The spec-driven fuzzer: thousands of requests derived from the document of every API version (every operation,
+ * parameter and body schema, both ways of presenting a credential, admin and verifier keys) and from hostile forms,
+ * sent to the real server over HTTP, each held to every invariant of the API (`invariants.ts`, the log checks of
+ * `fuzzer.ts`, and the store checks of `change-checks.ts`). What the spec allows is computed by `oracle.ts`.
  *
  * It runs once, on SQLite: the vitest config runs `test/fuzz` only in its `sqlite` project. The invariants are
  * the HTTP layer's; the store's dialects have their own conformance suite.
  *
  * - FUZZ_SEED: the seed. Default: fixed when CI is set, so that CI is deterministic; random otherwise. Printed.
- * - FUZZ_RUNS: the number of requests, shared among the four families (default 15000).
+ * - FUZZ_RUNS: the number of requests, shared among the four families (default 12000, which keeps the whole file
+ *   within about a minute and a half on two busy cores).
  * - FUZZ_FAMILY and FUZZ_PATH: replay the one request a failure report names (the report prints the command).
  *
  * Each family is its own property, so that a finding in one does not hide the others; fast-check shrinks a
@@ -16,14 +18,14 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { API_VERSIONS } from '@apikeys/api-types';
 import { startTestServer, type TestServer } from '@apikeys/server/testing';
-import { loadSpec } from '@apikeys/spec';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestFamilies } from './arbitraries.js';
 import { createFixture, type Fixture, Fuzzer, FuzzFailure } from './fuzzer.js';
 import { abbreviate, type FuzzRequest, replayInstructions, requestJson } from './request.js';
-import { readSpecModel } from './spec-model.js';
+import { readSpecModels } from './spec-model.js';
 
 const CI_SEED = 20_231_106;
 const SEED = process.env.FUZZ_SEED
@@ -31,13 +33,49 @@ const SEED = process.env.FUZZ_SEED
   : process.env.CI
     ? CI_SEED
     : Math.floor(Math.random() * 2 ** 31);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 15_000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 12_000);
 const REPLAY = process.env.FUZZ_PATH ? { family: process.env.FUZZ_FAMILY, path: process.env.FUZZ_PATH } : undefined;
+
+/** Outcomes the requests must reach, beyond a success and the refusals of each operation of each version. */
+const COVERED_OUTCOMES = [
+  /^2026-10-21 verifyApiKey 200 for a verifier key in the header$/,
+  /^2026-10-21 verifyApiKey 200 for a verifier key in the bearer$/,
+  /^2026-10-21 (?!verifyApiKey)\w+ 403 for a verifier key in the header$/,
+  /^2026-10-21 (?!verifyApiKey)\w+ 403 for a verifier key in the bearer$/,
+  /^2023-06-01 \w+ 403 for a verifier key in the (header|bearer)$/,
+  /^verifyApiKey VALID$/,
+  /^verifyApiKey NOT_FOUND$/,
+  /^verifyApiKey INACTIVE$/,
+  /^verifyApiKey ARCHIVED$/,
+  /^verifyApiKey EXPIRED$/,
+  /^2026-10-21 createApiKey 200 with an expires_at$/,
+  /^2026-10-21 createApiKey 400: expires_at in the past$/,
+  /^2026-10-21 createApiKey 400: expires_at later than /,
+  /^2026-10-21 updateApiKey 200 with an expires_at$/,
+  /^2026-10-21 updateApiKey 400: expires_at in the past$/,
+  /^2026-10-21 listAuditEvents 200 with a repeated type$/,
+  /^2026-10-21 listAuditEvents 400: cursor (before|after)_id names another kind of the caller's items$/,
+  /^2026-10-21 listAuditEvents 400: cursor (before|after)_id names another organization's item$/,
+  /^2026-10-21 listAuditEvents 400 refuses query occurred_(after|before)$/,
+  /^2026-10-21 listAuditEvents 400 refuses query type$/,
+  /^2026-10-21 createApiKey 400 refuses the body breaks its schema \(expires_at\)$/,
+  /^2026-10-21 updateApiKey 400 refuses the body breaks its schema \(expires_at\)$/,
+  /^2026-10-21 verifyApiKey 400 refuses the body breaks its schema \(key\)$/,
+  /^2026-10-21 rotateApiKey 400 refuses the body breaks its schema \(grace_period_seconds\)$/,
+  /^2026-10-21 listAuditEvents 400: both cursors$/,
+  /^2026-10-21 listApiKeys 400: cursor (before|after)_id names another kind of the caller's items$/,
+  /^2026-10-21 getAuditEvent 404: path audit_event_id names no item of the caller's$/,
+  /^2026-10-21 createApiKey 400: organization scope without a principal$/,
+  /^2026-10-21 updateApiKey 400: an update that revives an expired key$/,
+  /^2023-06-01 updateApiKey 400: an update that revives an expired key$/,
+  /^2026-10-21 rotateApiKey 400: a rotation of an archived key$/,
+  /^2026-10-21 rotateApiKey 400: a rotation of an expired key$/,
+];
 
 /** The share of the requests each family gets. */
 const SHARES: Record<string, number> = { parameters: 0.3, bodies: 0.3, headers: 0.25, 'methods and paths': 0.15 };
 
-const model = readSpecModel(loadSpec());
+const models = readSpecModels();
 
 /** The report of a failed family: the invariant, the one request and how to replay it, the answer, the log. */
 function failureReport(family: string, details: fc.RunDetails<[FuzzRequest]>, fixture: Fixture): string {
@@ -85,8 +123,8 @@ describe(`the API under spec-driven fuzzing (seed ${SEED}, ${RUNS} requests)`, (
     // Debug, so that the probes' requests are logged too: every request must be logged under its request-id.
     server = await startTestServer({ logLevel: 'debug' });
     fixture = await createFixture(server);
-    fuzzer = new Fuzzer(server, model, fixture);
-    families = requestFamilies({ model, knownByPrefix: fixture.knownByPrefix });
+    fuzzer = await Fuzzer.start(server, models, fixture);
+    families = requestFamilies({ models, pools: fixture.pools, credentialsByPrefix: fixture.credentialsByPrefix });
     process.stderr.write(`fuzz: seed ${SEED} (replay with FUZZ_SEED=${SEED}), ${RUNS} requests\n`);
     process.removeAllListeners('uncaughtException').on('uncaughtException', onUncaught);
     process.removeAllListeners('unhandledRejection').on('unhandledRejection', onUncaught);
@@ -128,19 +166,29 @@ describe(`the API under spec-driven fuzzing (seed ${SEED}, ${RUNS} requests)`, (
     });
   }
 
-  it.skipIf(REPLAY !== undefined)('reaches the success and refusal paths of every operation', () => {
+  it.skipIf(REPLAY !== undefined)('reaches the success and refusal paths of every operation of every version', () => {
     // Coverage means little when a family stopped at its first failure.
     if (passed.size < Object.keys(SHARES).length) {
       return;
     }
     const { statistics } = fuzzer;
-    for (const operation of model.operations) {
-      // Every success the operation documents, and the refusals the fuzzer can always provoke.
-      const reachable = operation.statuses.filter((s) => (s >= 200 && s < 300) || [400, 401, 403, 404].includes(s));
-      for (const status of reachable) {
-        const key = `${operation.operationId} ${status}`;
-        expect(statistics.count(key), key).toBeGreaterThan(0);
+    for (const version of API_VERSIONS) {
+      for (const operation of models[version].operations) {
+        // Every success the operation documents, and the refusals the fuzzer can always provoke.
+        const reachable = operation.statuses.filter((s) => (s >= 200 && s < 300) || [400, 401, 403, 404].includes(s));
+        for (const status of reachable) {
+          const key = `${operation.public ? '' : `${version} `}${operation.operationId} ${status}`;
+          expect(statistics.count(key), key).toBeGreaterThan(0);
+        }
+        for (const placement of operation.public ? [] : ['header', 'bearer']) {
+          const [success] = operation.statuses.filter((s) => s >= 200 && s < 300);
+          const key = `${version} ${operation.operationId} ${success} for a admin key in the ${placement}`;
+          expect(statistics.count(key), key).toBeGreaterThan(0);
+        }
       }
+    }
+    for (const outcome of COVERED_OUTCOMES) {
+      expect(statistics.matching(outcome), String(outcome)).toBeGreaterThan(0);
     }
     expect(statistics.count('(no operation) 404')).toBeGreaterThan(0);
     expect(statistics.count('(no operation) 405')).toBeGreaterThan(0);

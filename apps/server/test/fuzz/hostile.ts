@@ -2,7 +2,7 @@
  * Hostile forms that do not come from a schema: methods, paths, encodings, headers and bodies that clients and
  * attackers send. Every secret appears through its placeholder, so that each form is tried with real secrets.
  */
-import { SECRET_PLACEHOLDERS } from './request.js';
+import { SECRET_PLACEHOLDERS } from './placeholders.js';
 
 /** Methods the spec may not declare, in the forms Node's parser accepts and refuses. */
 export const ODD_METHODS = [
@@ -213,6 +213,27 @@ export const ODD_CREDENTIALS = [
   `sk-adm-${'z'.repeat(4000)}`,
   '$KEY_ID',
   ...SECRET_PLACEHOLDERS,
+] as const;
+
+/** `Authorization` values: bearer tokens in odd forms, and other schemes. */
+export const ODD_AUTHORIZATIONS = [
+  '',
+  'Bearer',
+  'Bearer ',
+  'bearer $ADMIN_KEY',
+  'BEARER $ADMIN_KEY',
+  'Bearer   $ADMIN_KEY',
+  'Bearer\t$ADMIN_KEY',
+  'Bearer $ADMIN_KEY extra',
+  'Bearer "$ADMIN_KEY"',
+  'Bearer $ADMIN_KEY,Bearer $ADMIN_KEY',
+  'Bearer $VERIFIER_KEY',
+  'Bearer $API_KEY_SECRET',
+  'Token $ADMIN_KEY',
+  'Basic $ADMIN_KEY',
+  'Basic dXNlcjpwYXNzd29yZA==',
+  '$ADMIN_KEY',
+  'Bearer sk-adm-%00',
 ] as const;
 
 /** Header names that are not the credential header, under which a secret may be sent by mistake. */

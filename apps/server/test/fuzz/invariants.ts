@@ -2,24 +2,16 @@
  * The invariants every answer must keep, checked on the raw response: they throw an `InvariantError` that says
  * which invariant broke and shows the answer, with every secret replaced by its placeholder.
  */
-import type { OperationId } from '@apikeys/api-types';
+import { type AnyOperationId, LATEST_API_VERSION } from '@apikeys/api-types';
 import { expectNoInternals, specErrors } from '@apikeys/server/testing';
 import { type Answer, headerOf, type NoAnswer } from './exchange.js';
+import { InvariantError } from './invariant-error.js';
 import type { Expectation } from './oracle.js';
-import { type Bindings, ID_PLACEHOLDERS, SECRET_PLACEHOLDERS } from './request.js';
-import type { SpecModel } from './spec-model.js';
+import { type Bindings, ID_PLACEHOLDERS, SECRET_PLACEHOLDERS } from './placeholders.js';
+import type { SecretRegistry } from './secrets.js';
+import { checkSuccess, type SuccessContext, withoutNames } from './success-checks.js';
 
-/** A broken invariant: `invariant` names it, the message says what was seen. */
-export class InvariantError extends Error {
-  override name = 'InvariantError';
-
-  constructor(
-    readonly invariant: string,
-    detail: string,
-  ) {
-    super(`${invariant}: ${detail}`);
-  }
-}
+export { InvariantError } from './invariant-error.js';
 
 /** Error types that the HTTP layer answers with a status of their own besides the one of `x-http-status`. */
 const EXTRA_STATUSES: Readonly<Record<string, readonly number[]>> = {
@@ -29,34 +21,24 @@ const EXTRA_STATUSES: Readonly<Record<string, readonly number[]>> = {
 
 const REQUEST_ID = /^req_[A-Za-z0-9]{24}$/;
 
-/** What the checks need to know of the fixture. */
-export interface CheckContext {
-  model: SpecModel;
-  bindings: Bindings;
-  /** The key IDs of each organization, to check that a 200 shows only the caller's keys. */
-  keyIds: { own: ReadonlySet<string>; other: ReadonlySet<string> };
+/** What the checks need to know of the run. */
+export interface CheckContext extends SuccessContext {
+  /** Every secret no response may hold: the fixture's, and those issued so far. */
+  secrets: SecretRegistry;
   /** Every request ID seen so far: each must be new. */
   requestIds: Set<string>;
 }
 
-/** Every secret of the fixture and its random part (after `sk-xxx-`), with the placeholder that stands for it. */
-export function secretsOf(bindings: Bindings): { value: string; shown: string }[] {
-  return SECRET_PLACEHOLDERS.flatMap((name) => {
-    const value = bindings[name];
-    const random = value.replace(/^sk-[a-z]+-/, '');
-    return [
-      { value, shown: name },
-      { value: random, shown: `<random part of ${name}>` },
-    ];
-  });
+/** Registers the fixture's secrets, each under its placeholder. */
+export function registerFixtureSecrets(secrets: SecretRegistry, bindings: Bindings): void {
+  for (const name of SECRET_PLACEHOLDERS) {
+    secrets.add(bindings[name], name);
+  }
 }
 
 /** Replaces secrets, IDs and the host of the fixture by their placeholders, so that a report can be shared. */
-export function redact(text: string, bindings: Bindings): string {
-  let out = text;
-  for (const { value, shown } of secretsOf(bindings)) {
-    out = out.replaceAll(value, shown);
-  }
+export function redact(text: string, bindings: Bindings, secrets: SecretRegistry): string {
+  let out = secrets.redact(text);
   for (const name of [...ID_PLACEHOLDERS, '$HOST'] as const) {
     out = out.replaceAll(bindings[name], name);
   }
@@ -90,11 +72,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** A copy of a response body without the names of keys, which hold whatever clients sent. */
-function withoutNames(body: unknown): unknown {
-  return JSON.parse(JSON.stringify(body), (key, value: unknown) => (key === 'name' ? '' : value));
-}
-
 /**
  * Checks an answer against every invariant that the answer alone can prove: an HTTP response, no 5xx, a status
  * the spec allows (and the exact one when the oracle knows it), a fresh `request-id`, a JSON body valid for the
@@ -111,12 +88,15 @@ export function checkAnswer(
     fail('every request gets an HTTP response', answer.reason);
   }
   const raw = `${answer.head}\r\n\r\n${answer.body.toString('latin1')}`;
-  for (const { value, shown } of secretsOf(context.bindings)) {
-    if (raw.includes(value) || answer.body.toString('utf8').includes(value)) {
-      fail('no secret in a response', `the response holds ${shown}`);
-    }
+  const leak = context.secrets.find(raw) ?? context.secrets.find(answer.body.toString('utf8'));
+  if (leak) {
+    fail('no secret in a response', `the response holds ${leak.shown}`);
   }
   const { status } = answer;
+  if (status >= 200 && status < 300) {
+    // First, so that a secret issued by an answer that breaks another invariant is searched for all the same.
+    checkIssuedSecret(context, answer.body.toString('utf8'), raw);
+  }
   if (status >= 500) {
     fail('no 5xx', `status ${status}`);
   }
@@ -147,7 +127,13 @@ export function checkAnswer(
   } else {
     const body = parseJson(text);
     const documented = expectation.operation?.statuses.includes(status) === true;
-    const problems = specErrors((documented ? operationId : undefined) as OperationId | undefined, status, body);
+    const version = expectation.version ?? LATEST_API_VERSION;
+    const problems = specErrors(
+      (documented ? operationId : undefined) as AnyOperationId | undefined,
+      status,
+      body,
+      version,
+    );
     if (problems.length > 0) {
       fail(
         'the body validates against the spec',
@@ -159,7 +145,7 @@ export function checkAnswer(
       if (error.request_id !== requestId) {
         fail('the body repeats the request-id', `${error.request_id} in the body, ${requestId} in the header`);
       }
-      const typeStatus = context.model.errorStatuses[error.error.type];
+      const typeStatus = expectation.model.errorStatuses[error.error.type];
       if (typeStatus !== status && !EXTRA_STATUSES[error.error.type]?.includes(status)) {
         fail('the error type matches the status', `${error.error.type} with ${status}`);
       }
@@ -187,6 +173,10 @@ export function checkAnswer(
   }
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** The oracle's exact expectation: the status, and for a refusal with one reason, a message that names it. */
 function checkExact(expectation: Expectation, status: number, message: string): void {
   const exact = expectation.exact;
@@ -200,7 +190,10 @@ function checkExact(expectation: Expectation, status: number, message: string): 
     );
   }
   if ((status === 400 || status === 415) && exact.prefixes.length > 0) {
-    const named = exact.prefixes.some((prefix) => message.startsWith(`${prefix}:`) || message.startsWith(`${prefix}.`));
+    // An item of an array parameter may be named with its index (`type[1]:`).
+    const named = exact.prefixes.some((prefix) =>
+      new RegExp(`^${escapeRegExp(prefix)}(?:\\[\\d+\\])?[:.]`).test(message),
+    );
     if (!named) {
       fail(
         'a refusal names the offending parameter or field',
@@ -210,45 +203,25 @@ function checkExact(expectation: Expectation, status: number, message: string): 
   }
 }
 
-/** A 200 shows only the caller's keys, filtered as asked, and a write returns exactly the values it was sent. */
-function checkSuccess(context: CheckContext, expectation: Expectation, body: unknown, status: number): void {
-  if (expectation.violations.length > 0) {
-    fail('no silent acceptance', `${status} for ${expectation.violations.map((v) => v.reason).join('; ')}`);
+/**
+ * A secret a create or a rotation issues is in its response once, in `key`, and from then on in no response and no
+ * log line: it joins the secrets every later answer and log line is searched for.
+ */
+function checkIssuedSecret(context: CheckContext, text: string, raw: string): void {
+  let body: { key?: unknown; id?: unknown };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return;
   }
-  const own = expectation.caller === 'other' ? context.keyIds.other : context.keyIds.own;
-  const idShape = new RegExp(`${context.bindings.$KEY_ID.replace(/_.*$/, '')}_[A-Za-z0-9]{24}`, 'g');
-  // Names are left out: a client may name a key after any ID.
-  for (const id of JSON.stringify(withoutNames(body)).match(idShape) ?? []) {
-    if (!own.has(id)) {
-      fail(
-        "a 200 shows only the caller's keys",
-        `${id} does not belong to the caller's organization (${expectation.caller})`,
-      );
-    }
+  const { key, id } = body ?? {};
+  if (typeof key !== 'string') {
+    return;
   }
-  const data = (body as { data?: unknown }).data;
-  if (Array.isArray(data)) {
-    for (const [name, value] of expectation.query) {
-      for (const item of data as Record<string, unknown>[]) {
-        if (name in item && item[name] !== value) {
-          fail(
-            'a list holds only the items its filters ask for',
-            `${name}=${JSON.stringify(value)} but an item has ${JSON.stringify(item[name])}`,
-          );
-        }
-      }
-    }
+  const random = key.replace(/^sk-[a-z]+-/, '');
+  const times = raw.split(random).length - 1;
+  if (times !== 1) {
+    fail('a new secret is shown once, in its key field', `the response holds it ${times} times`);
   }
-  const sent = expectation.body;
-  if (sent !== null && typeof sent === 'object' && !Array.isArray(sent)) {
-    for (const [name, value] of Object.entries(sent)) {
-      const returned = (body as Record<string, unknown>)[name];
-      if (value !== null && returned !== undefined && JSON.stringify(returned) !== JSON.stringify(value)) {
-        fail(
-          'a write returns exactly what was sent',
-          `${name}: sent ${JSON.stringify(value)}, returned ${JSON.stringify(returned)}`,
-        );
-      }
-    }
-  }
+  context.secrets.add(key, `<the secret issued to ${String(id)}>`);
 }

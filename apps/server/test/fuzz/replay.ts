@@ -8,7 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { exchange } from './exchange.js';
-import { type Bindings, type FuzzRequest, PLACEHOLDERS, wireBytes } from './request.js';
+import { type Bindings, PLACEHOLDERS } from './placeholders.js';
+import { type FuzzRequest, wireBytes } from './request.js';
 
 const [file] = process.argv.slice(2);
 if (!file || !process.env.HOST) {

@@ -3,25 +3,7 @@
  * secrets and IDs go, so that a generated request can be printed, shrunk and replayed against any server.
  */
 
-/** The secrets of the fixture. None may ever appear in a response or a log line, nor their random part. */
-export const SECRET_PLACEHOLDERS = [
-  '$ADMIN_KEY',
-  '$OTHER_ADMIN_KEY',
-  '$DISABLED_ADMIN_KEY',
-  '$API_KEY_SECRET',
-  '$OTHER_API_KEY_SECRET',
-] as const;
-
-/** The IDs of the fixture: keys of the caller's organization, and a key of another organization. */
-export const ID_PLACEHOLDERS = ['$KEY_ID', '$OLDER_KEY_ID', '$OTHER_ORG_KEY_ID'] as const;
-
-/** Every placeholder; `$HOST` is the server's `host:port`. */
-export const PLACEHOLDERS = [...SECRET_PLACEHOLDERS, ...ID_PLACEHOLDERS, '$HOST'] as const;
-
-export type Placeholder = (typeof PLACEHOLDERS)[number];
-
-/** The value of each placeholder on the server the fuzzer talks to. */
-export type Bindings = Record<Placeholder, string>;
+import { type Bindings, PLACEHOLDERS, type Placeholder } from './placeholders.js';
 
 // Longest first, so that no placeholder is read as the start of another.
 const PLACEHOLDER_PATTERN = new RegExp(
@@ -54,8 +36,30 @@ export type Framing =
   | { kind: 'lying-length'; delta: number }
   /** Both `content-length` and `transfer-encoding: chunked`, which HTTP/1.1 forbids. */
   | { kind: 'both' }
+  /** `transfer-encoding: chunked`, in one chunk that breaks the chunked coding (RFC 9112, section 7.1). */
+  | { kind: 'malformed-chunk'; form: MalformedChunk }
   /** No framing header at all: the body bytes follow the head. */
   | { kind: 'none' };
+
+/** The ways a chunk breaks the chunked coding: each makes the whole body unreadable. */
+export const MALFORMED_CHUNKS = {
+  'a size that is not hexadecimal': (data: string) => `zz\r\n${data}\r\n0\r\n\r\n`,
+  'more data than its size': (data: string) => `1\r\n${data}x\r\n0\r\n\r\n`,
+  'no CRLF after the data': (data: string) => `${size(data)}\r\n${data}0\r\n\r\n`,
+  'a negative size': (data: string) => `-${size(data)}\r\n${data}\r\n0\r\n\r\n`,
+  'a size past 2^64': (data: string) => `1${'0'.repeat(16)}\r\n${data}\r\n0\r\n\r\n`,
+  'a control byte in an extension': (data: string) => `${size(data)};\x01\r\n${data}\r\n0\r\n\r\n`,
+  'bare LF line ends': (data: string) => `${size(data)}\n${data}\n0\n\n`,
+  'a trailer line without a colon': (data: string) => `${size(data)}\r\n${data}\r\n0\r\nx\r\n\r\n`,
+} as const;
+
+/** One of the ways a chunk breaks the chunked coding. */
+export type MalformedChunk = keyof typeof MALFORMED_CHUNKS;
+
+/** The chunk size of data given one character per byte, in hexadecimal. */
+function size(data: string): string {
+  return data.length.toString(16);
+}
 
 /** One request, as data. */
 export interface FuzzRequest {
@@ -90,7 +94,15 @@ export function bodyBytes(parts: readonly BodyPart[] | undefined, bindings: Bind
   );
 }
 
-function chunked(body: Buffer, size: number): Buffer {
+/**
+ * At most this many chunks in a chunked body: a chunk costs Node's parser and stream an event, and a 1 MiB body in
+ * 1-byte chunks holds the server busy for ten seconds before the size limit refuses it (a cost reported apart from
+ * the fuzzer's invariants); larger bodies are cut in larger chunks.
+ */
+const MAX_CHUNKS = 16_384;
+
+function chunked(body: Buffer, requested: number): Buffer {
+  const size = Math.max(requested, Math.ceil(body.length / MAX_CHUNKS));
   const chunks: Buffer[] = [];
   for (let offset = 0; offset < body.length; offset += size) {
     const chunk = body.subarray(offset, offset + size);
@@ -121,7 +133,7 @@ export function headText(request: FuzzRequest, bindings: Bindings, body: Buffer)
       lines.push(`content-length: ${body.length}`);
     } else if (framing.kind === 'lying-length') {
       lines.push(`content-length: ${Math.max(0, body.length + framing.delta)}`);
-    } else if (framing.kind === 'chunked') {
+    } else if (framing.kind === 'chunked' || framing.kind === 'malformed-chunk') {
       lines.push('transfer-encoding: chunked');
     } else if (framing.kind === 'both') {
       lines.push(`content-length: ${body.length}`, 'transfer-encoding: chunked');
@@ -134,16 +146,21 @@ export function headText(request: FuzzRequest, bindings: Bindings, body: Buffer)
 export function wireBytes(request: FuzzRequest, bindings: Bindings): { head: Buffer; bytes: Buffer } {
   const body = bodyBytes(request.body, bindings);
   const head = Buffer.from(headText(request, bindings, body), 'latin1');
-  const framed =
-    (request.framing.kind === 'chunked' || request.framing.kind === 'both') && !hasOwnFraming(request)
-      ? chunked(body, request.framing.kind === 'chunked' ? request.framing.size : 64)
-      : body;
+  const { framing } = request;
+  const framed = hasOwnFraming(request)
+    ? body
+    : framing.kind === 'chunked' || framing.kind === 'both'
+      ? chunked(body, framing.kind === 'chunked' ? framing.size : 64)
+      : framing.kind === 'malformed-chunk'
+        ? Buffer.from(MALFORMED_CHUNKS[framing.form](body.toString('latin1')), 'latin1')
+        : body;
   return { head, bytes: Buffer.concat([head, framed]) };
 }
 
 /**
  * The body the server reads: a `content-length` that lies cuts it (the rest is read as the next request), and a
- * body without framing is no body. Undefined when the framing is invalid, so no body is read at all.
+ * body without framing is no body. Undefined when the framing is invalid (a malformed chunk among them), so no body
+ * is read at all.
  */
 export function bodyAsRead(request: FuzzRequest, bindings: Bindings): Buffer | undefined {
   const body = bodyBytes(request.body, bindings);
@@ -158,6 +175,8 @@ export function bodyAsRead(request: FuzzRequest, bindings: Bindings): Buffer | u
       return request.framing.delta < 0 ? body.subarray(0, Math.max(0, body.length + request.framing.delta)) : undefined;
     case 'none':
       return Buffer.alloc(0);
+    case 'malformed-chunk':
+      return undefined;
   }
 }
 

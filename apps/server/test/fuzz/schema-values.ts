@@ -4,9 +4,15 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
+import { BAD_DATETIMES, instantOf, validDateTime } from './datetimes.js';
 import { type JsonSchema, typesOf } from './spec-model.js';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+// `date-time` is read as the fuzzer reads it (`instantOf`): a datetime that names an instant.
+const ajv = new Ajv2020({
+  strict: false,
+  allErrors: false,
+  formats: { 'date-time': { type: 'string', validate: (text: string) => instantOf(text) !== undefined } },
+});
 const validators = new WeakMap<JsonSchema, ValidateFunction>();
 
 /** Whether `value` conforms to `schema` (maxLength counts code points, as the spec's validator does). */
@@ -19,8 +25,8 @@ export function conforms(schema: JsonSchema, value: unknown): boolean {
   return validate(value) as boolean;
 }
 
-// With the `u` flag a surrogate pair is one code point, so only an unpaired surrogate matches.
-const LONE_SURROGATE = /\p{Cs}/u;
+/** An unpaired surrogate: with the `u` flag a surrogate pair is one code point, so only a lone one matches. */
+export const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Whether a string, or any key or string inside a JSON value, holds an unpaired surrogate: not valid Unicode.
@@ -114,11 +120,22 @@ export const UNICODE_EDGE_STRINGS = [
 
 /** Values that the fuzzer knows (fixture IDs, placeholders), offered wherever a schema accepts them. */
 export interface ValuePools {
+  /** Values offered to every string schema that accepts them; never a secret (a name would echo it). */
   strings: readonly string[];
+  /**
+   * Values offered to a schema whose example starts with the key (`apikey_`, `sk-api-`): the fixture's IDs, and
+   * its secrets for a field that takes one.
+   */
+  byPrefix: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The ID or secret prefix of an example (`apikey_`, `wrkspc_`, `sk-api-`). */
+export function examplePrefix(example: unknown): string | undefined {
+  return typeof example === 'string' ? /^(?:[a-z]+_|sk-[a-z]+-)/.exec(example)?.[0] : undefined;
 }
 
 /** Arbitraries are built once per schema: building one samples it, and chains would rebuild it for every value. */
-function memoized<T>(build: (schema: JsonSchema, pools: ValuePools) => fc.Arbitrary<T>) {
+export function memoized<T>(build: (schema: JsonSchema, pools: ValuePools) => fc.Arbitrary<T>) {
   const cache = new WeakMap<JsonSchema, WeakMap<ValuePools, fc.Arbitrary<T>>>();
   return (schema: JsonSchema, pools: ValuePools): fc.Arbitrary<T> => {
     let byPools = cache.get(schema);
@@ -164,7 +181,9 @@ function buildValidString(schema: JsonSchema, pools: ValuePools): fc.Arbitrary<s
     { weight: 2, arbitrary: fc.constantFrom(...UNICODE_EDGE_STRINGS) },
     { weight: 1, arbitrary: fc.constantFrom(...boundaries) },
   );
-  if (pattern && !mostlyMatches(generated, pattern)) {
+  if (schema.format === 'date-time') {
+    generated = validDateTime(schema);
+  } else if (pattern && !mostlyMatches(generated, pattern)) {
     generated = fc.stringMatching(pattern);
   }
   const known = pools.strings.filter(ok);
@@ -176,7 +195,7 @@ function buildValidString(schema: JsonSchema, pools: ValuePools): fc.Arbitrary<s
 }
 
 /** Valid integers: the bounds, the default, and any value between. */
-function validInteger(schema: JsonSchema): fc.Arbitrary<number> {
+export function validInteger(schema: JsonSchema): fc.Arbitrary<number> {
   const min = schema.minimum ?? -1_000_000;
   const max = schema.maximum ?? 1_000_000;
   const edges = [min, max, ...(typeof schema.default === 'number' ? [schema.default] : [])];
@@ -186,9 +205,40 @@ function validInteger(schema: JsonSchema): fc.Arbitrary<number> {
 /** Valid JSON values for a schema (objects as `Entries`, so that they print and serialize in order). */
 export const validValue = memoized((schema, pools) => buildValidValue(schema, pools, 0));
 
+/** A schema with the members of its `allOf` merged into it (its own keywords win). */
+export function mergeAllOf(schema: JsonSchema): JsonSchema {
+  if (!schema.allOf) {
+    return schema;
+  }
+  const { allOf, ...own } = schema;
+  return Object.assign({}, ...allOf.map(mergeAllOf), own) as JsonSchema;
+}
+
+/** The alternatives of a schema (`anyOf`, `oneOf`), each with its `allOf` merged; the schema itself if none. */
+export function alternativesOf(schema: JsonSchema): JsonSchema[] {
+  const merged = mergeAllOf(schema);
+  const branches = merged.anyOf ?? merged.oneOf;
+  return branches ? branches.flatMap(alternativesOf) : [merged];
+}
+
 function buildValidValue(schema: JsonSchema, pools: ValuePools, depth: number): fc.Arbitrary<unknown> {
+  const generated = buildGeneratedValue(mergeAllOf(schema), pools, depth);
+  const prefix = examplePrefix(schema.example);
+  const known = prefix === undefined ? [] : (pools.byPrefix[prefix] ?? []).filter((value) => conforms(schema, value));
+  return known.length === 0
+    ? generated
+    : fc.oneof({ weight: 1, arbitrary: generated }, { weight: 2, arbitrary: fc.constantFrom(...known) });
+}
+
+function buildGeneratedValue(schema: JsonSchema, pools: ValuePools, depth: number): fc.Arbitrary<unknown> {
   if (schema.enum) {
     return fc.constantFrom(...schema.enum);
+  }
+  const branches = schema.anyOf ?? schema.oneOf;
+  if (branches) {
+    return fc
+      .oneof(...branches.map((branch) => buildValidValue(branch, pools, depth + 1)))
+      .filter((value) => conforms(schema, asParsed(value)));
   }
   const byType = typesOf(schema).map((type): fc.Arbitrary<unknown> => {
     switch (type) {
@@ -256,7 +306,7 @@ const ODD_KEYS = [
 ] as const;
 
 /** Values no schema of the given types accepts; RawNumbers for numbers JSON.stringify cannot write. */
-const WRONG_TYPES: readonly unknown[] = [
+export const WRONG_TYPES: readonly unknown[] = [
   'text',
   '1',
   0,
@@ -287,8 +337,15 @@ export function isInvalid(schema: JsonSchema, value: unknown): boolean {
   return !conforms(schema, parsed) || holdsLoneSurrogate(parsed);
 }
 
-/** Strings that break a string schema: lengths just out of bounds, NUL, lone surrogates, near-miss enum values. */
-function invalidStrings(schema: JsonSchema): string[] {
+/**
+ * Strings that break a string schema: lengths just out of bounds, NUL, lone surrogates, near-miss enum values, and
+ * for a datetime, the datetimes clients get wrong.
+ */
+export function invalidStrings(schema: JsonSchema): string[] {
+  return [...new Set(alternativesOf(schema).flatMap(stringsBreaking))];
+}
+
+function stringsBreaking(schema: JsonSchema): string[] {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? 64;
   const found = [
@@ -317,6 +374,9 @@ function invalidStrings(schema: JsonSchema): string[] {
         '',
       );
     }
+  }
+  if (schema.format === 'date-time') {
+    found.push(...BAD_DATETIMES);
   }
   return found;
 }
@@ -350,8 +410,12 @@ function buildInvalidValue(schema: JsonSchema, pools: ValuePools, depth: number)
       arbitraries.push(fc.constantFrom(...numbers));
     }
   }
-  if (types.includes('object') && depth < 3) {
-    arbitraries.push(...invalidObjects(schema, pools, depth));
+  if (depth < 3) {
+    for (const alternative of alternativesOf(schema)) {
+      if (typesOf(alternative).includes('object') && alternative.properties) {
+        arbitraries.push(...invalidObjects(alternative, pools, depth));
+      }
+    }
   }
   if (arbitraries.length === 0) {
     throw new Error(`no invalid value can be derived from ${JSON.stringify(schema)}`);
@@ -395,130 +459,4 @@ function invalidObjects(schema: JsonSchema, pools: ValuePools, depth: number): f
     found.push(base.map((object) => new Entries(object.entries.filter(([key]) => key !== name))));
   }
   return found;
-}
-
-/** Whether a parameter's text (decoded) is valid for its schema, taken exactly as the contract writes it. */
-export function parameterTextConforms(schema: JsonSchema, text: string): boolean {
-  if (LONE_SURROGATE.test(text)) {
-    return false;
-  }
-  return typesOf(schema).some((type) => {
-    switch (type) {
-      case 'integer':
-        // Plain decimal digits, no sign or leading zero: the only integer form the contract accepts.
-        return /^(?:0|[1-9][0-9]*)$/.test(text) && Number.isSafeInteger(Number(text)) && conforms(schema, Number(text));
-      case 'number':
-        return /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/.test(text) && conforms(schema, Number(text));
-      case 'boolean':
-        return (text === 'true' || text === 'false') && conforms(schema, text === 'true');
-      case 'null':
-        return false;
-      case 'string':
-        return conforms(schema, text);
-      default:
-        return false;
-    }
-  });
-}
-
-/** Forms of a whole number that the contract refuses, though a lenient parser reads them as `value`. */
-export function lenientIntegerForms(value: number): string[] {
-  const text = String(value);
-  return [
-    `+${text}`,
-    `0${text}`,
-    `00${text}`,
-    `${text}.0`,
-    `${text}.`,
-    `${text}e0`,
-    `${value / 10}e1`,
-    `${text}E0`,
-    `0x${value.toString(16)}`,
-    `0X${value.toString(16).toUpperCase()}`,
-    `0o${value.toString(8)}`,
-    `0b${value.toString(2)}`,
-    ` ${text}`,
-    `${text} `,
-    `\t${text}`,
-    `${text}\n`,
-    `${text}\u0000`,
-    `${text}_0`,
-    `${text.slice(0, 1)},${text.slice(1) || '0'}`,
-    `[${text}]`,
-    `${text}\u200b`,
-    [...text].map((digit) => String.fromCodePoint(0xff10 + Number(digit))).join(''),
-    [...text].map((digit) => String.fromCodePoint(0x0660 + Number(digit))).join(''),
-    `-${text}`,
-    `-0`,
-    '',
-  ];
-}
-
-/** Integer texts out of the schema's range or beyond exact doubles: `max + 1`, 2^53 + 1, 400 nines, infinities. */
-export function outOfRangeIntegerForms(schema: JsonSchema): string[] {
-  return [
-    ...(schema.minimum === undefined ? [] : [String(schema.minimum - 1)]),
-    ...(schema.maximum === undefined ? [] : [String(schema.maximum + 1), String(schema.maximum * 1000)]),
-    '9007199254740992',
-    '9007199254740993',
-    '18446744073709551616',
-    '9'.repeat(400),
-    '1e400',
-    'Infinity',
-    '-Infinity',
-    'NaN',
-    'null',
-    'true',
-    'undefined',
-  ];
-}
-
-/** Valid text for a parameter: what a client sends for a valid value. */
-export const validParameterText = memoized(buildValidParameterText);
-
-function buildValidParameterText(schema: JsonSchema, pools: ValuePools): fc.Arbitrary<string> {
-  return validValue(schema, pools).map((value) => (typeof value === 'string' ? value : jsonText(value)));
-}
-
-/** Text that a parameter's schema refuses: the hostile forms of its type, out-of-range and malformed values. */
-export const invalidParameterText = memoized(buildInvalidParameterText);
-
-function buildInvalidParameterText(schema: JsonSchema, pools: ValuePools): fc.Arbitrary<string> {
-  const types = typesOf(schema);
-  const candidates: fc.Arbitrary<string>[] = [];
-  if (types.includes('integer') || types.includes('number')) {
-    candidates.push(
-      validInteger(schema).chain((value) => fc.constantFrom(...lenientIntegerForms(value))),
-      fc.constantFrom(...outOfRangeIntegerForms(schema)),
-    );
-  }
-  candidates.push(
-    fc.constantFrom(...invalidStrings(schema)),
-    fc.constantFrom(...WRONG_TYPES.map((value) => (typeof value === 'string' ? value : jsonText(value)))),
-  );
-  const known = pools.strings;
-  if (known.length > 0) {
-    candidates.push(fc.constantFrom(...known));
-  }
-  return fc.oneof(...candidates).filter((text) => !parameterTextConforms(schema, text));
-}
-
-/**
- * The bytes of a text as UTF-8, except that unpaired surrogates are written as their 3-byte (WTF-8) form, which
- * is not UTF-8: the only way to send one in a URL.
- */
-export function wtf8(text: string): Buffer {
-  const bytes: number[] = [];
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.codePointAt(index) ?? 0;
-    if (code > 0xffff) {
-      index += 1;
-    }
-    if (code >= 0xd800 && code <= 0xdfff) {
-      bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
-    } else {
-      bytes.push(...Buffer.from(String.fromCodePoint(code), 'utf8'));
-    }
-  }
-  return Buffer.from(bytes);
 }

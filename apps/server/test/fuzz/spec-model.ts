@@ -1,4 +1,5 @@
-import type { OpenApiDocument } from '@apikeys/spec';
+import { API_VERSIONS, type ApiVersion } from '@apikeys/api-types';
+import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 
 /** A JSON Schema of the spec, with every `$ref` resolved. */
 export interface JsonSchema {
@@ -20,6 +21,11 @@ export interface JsonSchema {
   items?: JsonSchema;
   minItems?: number;
   maxItems?: number;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  /** `ExpiresAt`: the latest moment the schema accepts; with it, the moment must also lie in the future. */
+  'x-latest'?: string;
 }
 
 /** A parameter of an operation. */
@@ -28,6 +34,9 @@ export interface ParameterModel {
   in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
   allowReserved?: boolean;
+  /** An empty value means the parameter is absent (the list filters from 2026-10-21). */
+  allowEmptyValue?: boolean;
+  description?: string;
   schema: JsonSchema;
   example?: unknown;
 }
@@ -55,10 +64,13 @@ export interface OperationModel {
   statuses: number[];
   /** Declared with `security: []` (the probes): no credential and no version header. */
   public: boolean;
+  /** The prefixes of the secrets its security schemes take (`sk-adm-`, and `sk-vfy-` for verification). */
+  credentialPrefixes: string[];
 }
 
-/** What the fuzzer reads from the spec. */
+/** What the fuzzer reads from the document of one API version. */
 export interface SpecModel {
+  version: ApiVersion;
   operations: OperationModel[];
   paths: PathModel[];
   /** The status of each error type (`ErrorType.x-http-status`). */
@@ -67,7 +79,12 @@ export interface SpecModel {
   maxBodyBytes: number;
   /** The header that carries the admin key (the `apiKey` security scheme in a header). */
   credentialHeader: string;
+  /** Whether a secret may also come as `Authorization: Bearer <secret>` (an `http` `bearer` security scheme). */
+  bearer: boolean;
 }
+
+/** The model of every API version's document. */
+export type SpecModels = Readonly<Record<ApiVersion, SpecModel>>;
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -114,10 +131,48 @@ function segmentsOf(template: string): Segment[] {
     });
 }
 
-/** Reads the operations, paths, parameters, bodies and error statuses of the spec. */
-export function readSpecModel(document: OpenApiDocument): SpecModel {
+/** The secret prefix (`sk-adm-`, `sk-vfy-`) a security scheme takes: the first one its description names. */
+function schemePrefixes(document: OpenApiDocument): Map<string, string> {
+  const prefixes = new Map<string, string>();
+  for (const [name, scheme] of Object.entries((document.components.securitySchemes ?? {}) as Record<string, Node>)) {
+    const prefix = /sk-[a-z]+-/.exec(String(scheme.description ?? ''))?.[0];
+    if (!prefix) {
+      throw new Error(`the security scheme ${name} names no secret prefix (sk-...-) in its description`);
+    }
+    prefixes.set(name, prefix);
+  }
+  return prefixes;
+}
+
+/**
+ * The body schema, with the values of the body's examples as the `example` of each top-level property that has
+ * none: the example says which known values suit a field (`sk-api-...` for the secret that `verifyApiKey` takes).
+ */
+function bodySchemaWithExamples(schema: JsonSchema, examples: Record<string, { value?: unknown }> | undefined) {
+  const properties = { ...(schema.properties ?? {}) };
+  for (const { value } of Object.values(examples ?? {})) {
+    if (value === null || typeof value !== 'object') {
+      continue;
+    }
+    for (const [name, example] of Object.entries(value)) {
+      const property = properties[name];
+      if (property && property.example === undefined && typeof example === 'string') {
+        properties[name] = { ...property, example };
+      }
+    }
+  }
+  return schema.properties ? { ...schema, properties } : schema;
+}
+
+/** Reads the operations, paths, parameters, bodies, credentials and error statuses of one version's document. */
+export function readSpecModel(
+  document: OpenApiDocument,
+  version = (document.info as { version: ApiVersion }).version,
+): SpecModel {
   const operations: OperationModel[] = [];
   const paths: PathModel[] = [];
+  const prefixes = schemePrefixes(document);
+  const defaultSecurity = (document.security ?? []) as Record<string, unknown>[];
   for (const [template, rawItem] of Object.entries(document.paths)) {
     const item = dereference<Node>(document, rawItem);
     const path: PathModel = { template, segments: segmentsOf(template), methods: [] };
@@ -135,10 +190,16 @@ export function readSpecModel(document: OpenApiDocument): SpecModel {
         (p) => ({ ...p, required: p.required === true, schema: p.schema ?? {} }),
       );
       const requestBody = operation.requestBody as
-        | { required?: boolean; content?: Record<string, { schema?: JsonSchema }> }
+        | {
+            required?: boolean;
+            content?: Record<string, { schema?: JsonSchema; examples?: Record<string, { value?: unknown }> }>;
+          }
         | undefined;
       const content = requestBody?.content ?? {};
       const mediaTypes = Object.keys(content);
+      const media = content[mediaTypes[0] as string];
+      const security = (operation.security as Record<string, unknown>[] | undefined) ?? defaultSecurity;
+      const schemes = security.flatMap((requirement) => Object.keys(requirement));
       operations.push({
         operationId: operation.operationId,
         method: method.toUpperCase(),
@@ -149,12 +210,13 @@ export function readSpecModel(document: OpenApiDocument): SpecModel {
               body: {
                 required: requestBody.required === true,
                 mediaTypes,
-                schema: content[mediaTypes[0] as string]?.schema ?? {},
+                schema: bodySchemaWithExamples(media?.schema ?? {}, media?.examples),
               },
             }
           : {}),
         statuses: Object.keys((operation.responses as Node | undefined) ?? {}).map(Number),
-        public: Array.isArray(operation.security) && operation.security.length === 0,
+        public: security.length === 0,
+        credentialPrefixes: [...new Set(schemes.map((scheme) => prefixes.get(scheme) ?? ''))],
       });
     }
   }
@@ -169,7 +231,22 @@ export function readSpecModel(document: OpenApiDocument): SpecModel {
   if (typeof maxBodyBytes !== 'number') {
     throw new Error('the spec declares no x-max-request-body-bytes');
   }
-  return { operations, paths, errorStatuses, maxBodyBytes, credentialHeader: credential.name.toLowerCase() };
+  return {
+    version,
+    operations,
+    paths,
+    errorStatuses,
+    maxBodyBytes,
+    credentialHeader: credential.name.toLowerCase(),
+    bearer: schemes.some((scheme) => scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer'),
+  };
+}
+
+/** The model of every API version, each from its own document. */
+export function readSpecModels(): SpecModels {
+  return Object.fromEntries(
+    API_VERSIONS.map((version) => [version, readSpecModel(loadSpec(version), version)]),
+  ) as Record<ApiVersion, SpecModel>;
 }
 
 /** The types a schema allows (`type` as a string or a list; none means any). */
