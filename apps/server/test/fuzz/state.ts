@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { TestServer } from '@apikeys/server/testing';
-import type { ApiKeyRecord, AuditEventRecord } from '@apikeys/store';
+import { type ApiKeyRecord, type AuditEventRecord, nowMicros } from '@apikeys/store';
 import type { Fixture } from './fixture.js';
 import type { Organization } from './placeholders.js';
 
@@ -106,10 +106,16 @@ export class StoreWatch {
         throw new Error(`the fixture's key ${id} is gone: later results would be meaningless`);
       }
       const { name, status, expiresAt = null } = this.fixture.keys.get(id)?.record ?? expected;
+      const organizationId = this.fixture.organizations[organization];
       if (stored.name !== name || stored.status !== status || (stored.expiresAt ?? null) !== expiresAt) {
-        await store.updateApiKey(this.fixture.organizations[organization], id, { name, status, expiresAt });
+        // A key a rotation expired takes no other status nor expiry, but an archived one does (archived wins over
+        // expired): it is archived first.
+        if (stored.status !== 'archived' && stored.expiresAt != null && stored.expiresAt <= nowMicros()) {
+          await store.updateApiKey(organizationId, id, { status: 'archived' });
+        }
+        await store.updateApiKey(organizationId, id, { name, status, expiresAt });
       }
-      const restored = await store.getApiKey(this.fixture.organizations[organization], id);
+      const restored = await store.getApiKey(organizationId, id);
       if (!restored || restored.name !== name || restored.status !== status) {
         throw new Error(`the fuzzer cannot restore the key ${id}: later results would be meaningless`);
       }
