@@ -5,7 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CLI_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const MAIN = join(CLI_ROOT, 'src', 'main.ts');
+/** The CLI as built for production (`pnpm build`; the tests' global setup builds it from the sources first). */
+const MAIN = join(CLI_ROOT, 'dist', 'main.js');
 
 /** What one run of the CLI produced. */
 export interface CliResult {
@@ -14,12 +15,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `apikeys` CLI in a child process (Node with the tsx loader) with `env` on top of this process's. */
+/** Runs the real `apikeys` CLI, as built, in a child process with `env` on top of this process's. */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', MAIN, ...args],
+      [MAIN, ...args],
       { cwd: CLI_ROOT, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024, timeout: 50_000 },
       (error, stdout, stderr) => {
         if (child.exitCode === null) {

@@ -17,6 +17,7 @@ export {
   planNodes,
   postgresAvailable,
   privatePostgresAvailable,
+  SqliteLockHolder,
   startPrivatePostgres,
   TEST_POSTGRES_URL,
   type TestDatabase,

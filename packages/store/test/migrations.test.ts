@@ -99,6 +99,13 @@ async function postgresSubject(): Promise<Subject> {
   };
 }
 
+/** Migrates a database up or down to `migration` (or to the latest one), and expects no error. */
+async function migrate(db: Kysely<unknown>, migration: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
+  expect(error).toBeUndefined();
+}
+
 const ENGINES = [
   { engine: 'SQLite', open: sqliteSubject, available: true },
   { engine: 'PostgreSQL', open: postgresSubject, available: await postgresAvailable() },
@@ -114,11 +121,7 @@ describe.each(ENGINES.filter(({ available }) => available))('0004 on $engine', (
     await subject.cleanup();
   });
 
-  async function migrateTo(migration: string): Promise<void> {
-    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
-    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
-    expect(error).toBeUndefined();
-  }
+  const migrateTo = (migration: string) => migrate(subject.db, migration);
 
   /** A database at 0003 with keys in two organizations, a quarter of them in the default workspace. */
   async function legacyDatabase(): Promise<LegacyKeyRow[]> {
@@ -313,11 +316,7 @@ describe.each(ENGINES.filter(({ available }) => available))('0005 on $engine', (
     await subject.cleanup();
   });
 
-  async function migrateTo(migration: string): Promise<void> {
-    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
-    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
-    expect(error).toBeUndefined();
-  }
+  const migrateTo = (migration: string) => migrate(subject.db, migration);
 
   /** A database at 0004 with two organizations, an admin key, and keys with and without expiry and principal. */
   async function databaseBeforeAuditEvents(): Promise<LegacyKeyRow[]> {
@@ -440,11 +439,7 @@ describe.runIf(await postgresAvailable())('0006 on PostgreSQL', () => {
     await subject.cleanup();
   });
 
-  async function migrateTo(migration: string): Promise<void> {
-    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
-    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
-    expect(error).toBeUndefined();
-  }
+  const migrateTo = (migration: string) => migrate(subject.db, migration);
 
   /** Holds the organization's row FOR UPDATE in a transaction of another connection, until the test ends. */
   async function lockOrganization(organizationId: string): Promise<void> {
@@ -528,11 +523,7 @@ describe.each(ENGINES.filter(({ available }) => available))('0009 on $engine', (
     await subject.cleanup();
   });
 
-  async function migrateTo(migration: string): Promise<void> {
-    const migrator = new Migrator({ db: subject.db, provider: migrationProvider });
-    const { error } = await (migration === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(migration));
-    expect(error).toBeUndefined();
-  }
+  const migrateTo = (migration: string) => migrate(subject.db, migration);
 
   const rowsOf = async (table: string) =>
     (await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by id`.execute(subject.db)).rows;

@@ -1,15 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/sqlite/open-sqlite-store.js';
 import { nowMicros } from '../src/time.js';
 import type { Store } from '../src/types.js';
 import { DatabaseUnavailableError } from '../src/unavailable.js';
-
-const PACKAGE_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+import { SqliteLockHolder } from '../testing/index.js';
 
 /** The store's deadline here: how long a write waits for the lock. */
 const DEADLINE_MS = 600;
@@ -20,60 +17,6 @@ const LATE_MS = 400;
  * would hold it for the whole deadline.
  */
 const STALL_LIMIT_MS = DEADLINE_MS / 4;
-
-/** Another process holding SQLite's write lock on the file (`BEGIN IMMEDIATE`) until `release()`. */
-class LockHolder {
-  private output = '';
-
-  private constructor(private readonly child: ChildProcess) {
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      this.output += chunk;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      this.output += chunk;
-    });
-  }
-
-  static async take(path: string): Promise<LockHolder> {
-    const script = `
-      const Database = require('better-sqlite3');
-      const database = new Database(process.argv[1]);
-      database.exec('BEGIN IMMEDIATE');
-      process.stdout.write('locked\\n');
-      process.stdin.once('data', () => {
-        database.exec('ROLLBACK');
-        database.close();
-        process.stdout.write('released\\n');
-        process.exit(0);
-      });`;
-    const holder = new LockHolder(
-      spawn(process.execPath, ['-e', script, path], { cwd: PACKAGE_DIR, stdio: ['pipe', 'pipe', 'pipe'] }),
-    );
-    await holder.waitFor('locked');
-    return holder;
-  }
-
-  private async waitFor(word: string): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!this.output.includes(word)) {
-      if (this.child.exitCode !== null || Date.now() > deadline) {
-        throw new Error(`the lock holder did not say "${word}": ${this.output}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
-  async release(): Promise<void> {
-    this.child.stdin?.end('release\n');
-    await this.waitFor('released');
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null) {
-      this.child.kill('SIGKILL');
-    }
-  }
-}
 
 /** Watches the event loop with a timer every 2 ms; the function it returns stops and gives the longest gap. */
 function watchEventLoop(): () => number {
@@ -152,7 +95,7 @@ describe('SQLite writes while another process holds the write lock', () => {
   }
 
   it('each fails as busy at the deadline, on timers that leave the event loop free, and succeeds once released', async () => {
-    const holder = await LockHolder.take(path);
+    const holder = await SqliteLockHolder.take(path);
     try {
       const stalls = watchEventLoop();
       const started = performance.now();

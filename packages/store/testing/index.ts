@@ -4,6 +4,7 @@ export { createTestDatabase, databaseUrl, onPostgres, type TestDatabase } from '
 export { postgresAvailable, TEST_POSTGRES_URL } from './postgres-available.js';
 export { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from './private-postgres.js';
 export { explainPostgres, explainSqlite, type PlanNode, planNodes } from './query-plans.js';
+export { type HeldWrite, SqliteLockHolder } from './sqlite-lock-holder.js';
 
 /** The names of every migration, in the order they apply. */
 export async function migrationNames(): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import {
   fetchText,
   type LogLine,
   type ServerProcess,
+  SqliteLockHolder,
   type StartedServerProcess,
   spawnServerProcess,
   startServerProcess,
@@ -139,70 +140,6 @@ function outcome(result: PromiseSettledResult<unknown>): string {
   }
   const error = result.reason as Error;
   return error instanceof DatabaseUnavailableError ? error.reason : `${error.name}: ${error.message}`;
-}
-
-/**
- * Another process that holds SQLite's write lock (`BEGIN IMMEDIATE`) on the database, with a write of its own in the
- * transaction, until `release()` commits it.
- */
-class LockHolder {
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly output: { text: string },
-  ) {}
-
-  static async take(path: string, keyId: string, name: string): Promise<LockHolder> {
-    const script = `
-      const Database = require('better-sqlite3');
-      const [path, keyId, name] = process.argv.slice(1);
-      const database = new Database(path);
-      database.pragma('busy_timeout = 5000');
-      database.exec('BEGIN IMMEDIATE');
-      database.prepare('update api_keys set name = ? where id = ?').run(name, keyId);
-      process.stdout.write('locked\\n');
-      process.stdin.once('data', () => {
-        database.exec('COMMIT');
-        database.close();
-        process.stdout.write('released\\n');
-        process.exit(0);
-      });`;
-    const child = spawn(process.execPath, ['-e', script, path, keyId, name], {
-      cwd: SERVER_DIR,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const output = { text: '' };
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output.text += chunk;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      output.text += chunk;
-    });
-    const holder = new LockHolder(child, output);
-    await holder.waitFor('locked');
-    return holder;
-  }
-
-  private async waitFor(word: string): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!this.output.text.includes(word)) {
-      if (this.child.exitCode !== null || Date.now() > deadline) {
-        throw new Error(`the lock holder did not say "${word}": ${this.output.text}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
-  /** Commits the holder's transaction and waits for it to exit. */
-  async release(): Promise<void> {
-    this.child.stdin?.end('release\n');
-    await this.waitFor('released');
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null) {
-      this.child.kill('SIGKILL');
-    }
-  }
 }
 
 /** The headers of a JSON request in the latest API version. */
@@ -355,7 +292,10 @@ describe('a SQLite database locked by another process past the deadline', () => 
     const prepared = await prepareDatabase(directory);
     const client = await startClient(prepared);
     await client.expectUpdated('a', 'before the lock');
-    const holder = await LockHolder.take(prepared.path, prepared.keyIds.c, 'written by the lock holder');
+    const holder = await SqliteLockHolder.take(prepared.path, {
+      sql: 'update api_keys set name = ? where id = ?',
+      parameters: ['written by the lock holder', prepared.keyIds.c],
+    });
     onTestFinished(() => holder.kill());
     return { client, holder };
   }
