@@ -169,14 +169,18 @@ describe('concurrent writes on one key', () => {
     return post(apiKeyPath(id), write.version, body);
   }
 
-  it(`${TRIALS} times, updates (name, status, expiry) through both versions and rotations interleaved on one key leave a state and an audit chain one serial order explains`, async () => {
+  it(`${TRIALS} times, updates (name, status, expiry) through both versions, rotations and a creation interleaved on one key leave a state and an audit chain one serial order explains`, async () => {
     const random = seededRandom(20_261_127);
     for (let trial = 0; trial < TRIALS; trial++) {
       const { id } = await createKey(trial % 2 === 0 ? {} : { expires_at: microsToText(nowMicros() + HOUR_MICROS) });
       const initial = await stored(id);
       const writes = Array.from({ length: AT_ONCE }, (_, index) => randomWrite(random, index));
 
-      const answers = await Promise.all(writes.map((write) => send(id, write)));
+      // A creation of another key goes among them: it changes nothing of this key, and records only its own.
+      const [created, ...answers] = await Promise.all([
+        post(API_KEYS_PATH, LATEST_API_VERSION, { name: `created among ${trial}` }),
+        ...writes.map((write) => send(id, write)),
+      ]);
 
       const answered: AnsweredWrite[] = answers.map(({ response, body, answeredAt }, index) => {
         const write = writes[index] as KeyWrite;
@@ -202,6 +206,17 @@ describe('concurrent writes on one key', () => {
       expect(replacing.map((event) => event.requestId).sort(), context).toEqual(
         acknowledgedRotations.map(({ requestId }) => requestId).sort(),
       );
+      expect(created.response.status).toBe(200);
+      const createdId = (created.body as { id: string }).id;
+      expect(await stored(createdId)).toMatchObject({ name: `created among ${trial}`, status: 'active' });
+      const createdEvents = await server.store.listAuditEvents({
+        organizationId: org.id,
+        limit: 10,
+        filters: { targetId: createdId },
+      });
+      expect(
+        createdEvents.kind === 'page' && createdEvents.events.map((event) => [event.type, event.requestId]),
+      ).toEqual([['api_key.created', created.response.headers.get('request-id')]]);
     }
   });
 });
