@@ -19,6 +19,7 @@ const postgres: TestProjectInlineConfiguration[] = (await postgresAvailable())
 export default defineConfig({
   test: {
     pool: 'forks',
+    globalSetup: ['test/build-server.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [{ extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } }, ...postgres],

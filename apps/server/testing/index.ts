@@ -61,6 +61,7 @@ export { type PrivateRedis, startPrivateRedis } from './private-redis.js';
 export { type PrometheusExposition, type PrometheusSample, parsePrometheusText } from './prometheus-text.js';
 export { type ConnectionEnd, openRawConnection, type RawConnection, rawRequest } from './raw-connection.js';
 export { API_KEYS_PATH, apiKeyPath, jsonPostHeaders, postRaw, VERSION_HEADER } from './requests.js';
+export { buildServerBundle } from './server-bundle.js';
 export {
   type LogLine,
   listeningUrl,

@@ -1,9 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, truncateSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-/** The server package's folder: its sources run from there with tsx. */
-const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url));
+import { SERVER_BUNDLE, SERVER_DIR } from './server-bundle.js';
 
 /** One JSON line the server logged (a line that is not JSON is kept as `{ raw }`). */
 export interface LogLine {
@@ -25,8 +22,8 @@ export interface ServerProcessOptions {
    */
   env?: Record<string, string>;
   /**
-   * What runs: the server's TypeScript sources through tsx (the default), or a JavaScript file (a production
-   * bundle, say) run with plain Node and `nodeFlags`, relative to `cwd`.
+   * What runs: the server's production bundle (the default: `buildServerBundle()` makes it, in the suites' global
+   * setup), or another JavaScript file run with plain Node and `nodeFlags`, relative to `cwd`.
    */
   script?: { path: string; cwd: string; nodeFlags?: readonly string[] };
   /**
@@ -82,7 +79,7 @@ export function spawnServerProcess(options: ServerProcessOptions = {}): ServerPr
   const env = { ...baseEnv, ...defaults, ...options.env };
   const [args, cwd] = options.script
     ? [[...(options.script.nodeFlags ?? []), options.script.path], options.script.cwd]
-    : [['--import', 'tsx', 'src/main.ts'], SERVER_DIR];
+    : [[SERVER_BUNDLE], SERVER_DIR];
   let stdout: 'pipe' | number = 'pipe';
   if (options.logFile) {
     closeSync(openSync(options.logFile, 'w'));
