@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_VERSION } from '@apikeys/api-types';
 import type { StartedServerProcess as ServerProcess } from '@apikeys/server/testing';
+import type { BenchDatabase } from './audit-trail-off.js';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
 import { measurePropagation, PROPAGATION_TRIALS, type PropagationResult } from './propagation.js';
@@ -223,6 +224,8 @@ interface RunningTarget {
   /** Keys and events sampled over the target's database, for the scenarios' paths (none for the references). */
   samples: Samples;
   startRss: number;
+  /** The database the servers opened (none for the references). */
+  database?: BenchDatabase;
 }
 
 const needsKnownKeys = (target: Target) => target.scenarios.some((scenario) => scenario.knownKeys);
@@ -240,6 +243,7 @@ async function startTarget(
   const headers: Record<string, string> = { 'vendor-version': API_VERSION, 'content-type': 'application/json' };
   let env: Record<string, string>;
   let samples: Samples = { keyIds: [], events: [], secrets: [] };
+  let opened: BenchDatabase | undefined;
   if (target.kind === 'reference') {
     // The references serve the same first 1000 keys the real server lists, so the bodies are the same size.
     const database = await databases.get('sqlite', REFERENCE_DATABASE_KEYS);
@@ -257,6 +261,7 @@ async function startTarget(
     headers['x-api-key'] = database.adminSecret;
   } else {
     const database = await databases.get(target.engine, target.keys);
+    opened = database;
     samples = database.samples;
     if (needsKnownKeys(target)) {
       const known = await databases.knownKeys(target);
@@ -289,12 +294,13 @@ async function startTarget(
     const rss = Math.round(rssBytes(server.pid) / 1e6);
     settings.onProgress(`${target.name}: listening at ${server.baseUrl} (pid ${server.pid}, RSS ${rss} MB)`);
   }
-  return { target, servers, headers, samples, startRss: Math.max(...servers.map((server) => rssBytes(server.pid))) };
+  const startRss = Math.max(...servers.map((server) => rssBytes(server.pid)));
+  return { target, servers, headers, samples, startRss, ...(opened && { database: opened }) };
 }
 
 /** Measures one scenario on one running target; a failure is reported and the suite goes on. */
 async function runScenario(
-  { target, servers, headers, samples, startRss }: RunningTarget,
+  { target, servers, headers, samples, startRss, database }: RunningTarget,
   scenario: Scenario,
   load: LoadGenerator,
   settings: SuiteSettings,
@@ -319,7 +325,15 @@ async function runScenario(
     warmupRequests: scenario.warmUpEveryBody ? bodies?.length : undefined,
   };
   try {
-    settings.onResult(await measure(target, scenario, servers, job, load, startRss));
+    const duringRuns = target.kind === 'api' ? target.duringRuns : undefined;
+    const switchBack = duringRuns && database ? await duringRuns(database) : undefined;
+    let result: ScenarioResult;
+    try {
+      result = await measure(target, scenario, servers, job, load, startRss);
+    } finally {
+      await switchBack?.();
+    }
+    settings.onResult(result);
   } catch (error) {
     const reason =
       servers.map((server) => server.exitReason()).find(Boolean) ??

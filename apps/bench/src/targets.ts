@@ -1,4 +1,5 @@
 import { LATEST_API_VERSION } from '@apikeys/api-types';
+import { type BenchDatabase, type SwitchBack, switchAuditTrailOff } from './audit-trail-off.js';
 import { QUICK_SCENARIOS, REFERENCE_SCENARIOS, SCENARIOS, type Scenario, VERIFY_SCENARIOS } from './scenarios.js';
 import { type Engine, KNOWN_KEYS } from './seed.js';
 
@@ -29,20 +30,28 @@ export type Target =
       scenarios: Scenario[];
       /** Settings on top of the suite's (a variant: the same server with a feature switched on). */
       env?: Record<string, string>;
+      /** A change to the database for the time of each run (a variant: the same server on a changed database). */
+      duringRuns?: DatabaseChange;
       /** Request headers on top of the suite's (a variant: the same requests in another API version). */
       headers?: Record<string, string>;
-      /** The target a variant is the same server as, but for `env`. */
+      /** The target a variant is the same server as, but for `env`, `headers` and `duringRuns`. */
       variantOf?: string;
     };
 
 type ApiTarget = Extract<Target, { kind: 'api' }>;
 
 /**
- * The server's settings in every API target: rate limiting off, since the load comes from one admin key, and the
- * audit trail on, whatever the environment says. A variant switches a feature on (or the trail off) and runs a
- * scenario between two runs of the plain target, so that the two compare.
+ * The server's settings in every API target: rate limiting off, since the load comes from one admin key. A variant
+ * switches a feature on (or changes the database) and runs a scenario between two runs of the plain target, so that
+ * the two compare.
  */
-export const API_TARGET_ENV = { RATE_LIMIT_PER_MINUTE: '0', AUDIT_TRAIL: 'on' } as const;
+export const API_TARGET_ENV = { RATE_LIMIT_PER_MINUTE: '0' } as const;
+
+/**
+ * Changes a target's database before one of its runs; what it returns undoes the change after the run, before the
+ * base target runs on the same database again.
+ */
+export type DatabaseChange = (database: BenchDatabase) => Promise<SwitchBack>;
 
 /** A feature measured against the same server without it, in the same run, on the larger store of `engines`. */
 export interface Variant {
@@ -50,6 +59,7 @@ export interface Variant {
   description: string;
   env: Record<string, string>;
   headers?: Record<string, string>;
+  duringRuns?: DatabaseChange;
   engines: readonly Engine[];
   scenarios: readonly string[];
   /** What quick mode runs (2 s a scenario is too short to tell a few per cent apart: most run in full runs only). */
@@ -64,8 +74,8 @@ export const VERIFY_CACHE_FULL_ENTRIES = KNOWN_KEYS;
 
 /**
  * The variants. `control` is the same server with nothing switched on, in a process of its own: how far two
- * processes of one server differ. `no-audit` is the other way round: the same server with the audit trail off, to
- * measure what recording every update costs. `verify-cache-full` keeps every entry of its verification cache until
+ * processes of one server differ. `no-audit` is the other way round: the same server on its database with the audit
+ * trail switched off by a trigger of the bench's (`switchAuditTrailOff`), to measure what recording an update costs. `verify-cache-full` keeps every entry of its verification cache until
  * the cache is full (times to live of an hour), for its RSS once full.
  */
 export const VARIANTS: readonly Variant[] = [
@@ -104,8 +114,9 @@ export const VARIANTS: readonly Variant[] = [
   },
   {
     suffix: 'no-audit',
-    description: 'the audit trail off (AUDIT_TRAIL=off): updates record no event',
-    env: { AUDIT_TRAIL: 'off' },
+    description: "the audit trail off by a trigger of the bench's that drops every event's insert",
+    env: {},
+    duringRuns: switchAuditTrailOff,
     // With the trail, without, with again, on one database: each run with it adds its updates' events to the trail
     // (a per cent or two of 1M), so the run without, in between, sees the trail at the mean size of the two.
     engines: ['sqlite', 'postgres'],
@@ -194,7 +205,16 @@ export function planTargets(options: PlanOptions): Target[] {
             options.quick ? variant.quickScenarios : variant.scenarios,
           );
           const headers = variant.headers ? { headers: variant.headers } : {};
-          variants.push({ ...base, name: variantName, env: variant.env, ...headers, variantOf: name, scenarios });
+          const duringRuns = variant.duringRuns ? { duringRuns: variant.duringRuns } : {};
+          variants.push({
+            ...base,
+            name: variantName,
+            env: variant.env,
+            ...headers,
+            ...duringRuns,
+            variantOf: name,
+            scenarios,
+          });
         }
       }
       // A variant is measured against its base: the base runs what its variants run, whatever `--only` says.

@@ -31,11 +31,6 @@ export interface Config {
    * authentications are limited by and audit events record. 0, the default, trusts none.
    */
   trustProxy: TrustProxy;
-  /**
-   * Whether every change is recorded in the audit trail (the default). Off only to measure what the trail costs:
-   * changes are then not recorded at all.
-   */
-  auditTrail: boolean;
   /** What verification remembers of keys (see KeyCache). */
   keyCache: KeyCacheSettings;
 }
@@ -86,7 +81,6 @@ const EnvSchema = z.object({
   RATE_LIMIT_BURST: integer(1, 1_000_000_000, 100),
   AUTH_FAILURE_LIMIT_PER_MINUTE: integer(0, 1_000_000, 30),
   TRUST_PROXY: trustProxy,
-  AUDIT_TRAIL: z.preprocess(unsetIfEmpty, z.enum(['on', 'off']).default('on')),
   VERIFY_CACHE_MAX_KEYS: integer(0, 10_000_000, DEFAULT_KEY_CACHE.maxEntries),
   VERIFY_CACHE_TTL_SECONDS: integer(1, 86_400, DEFAULT_KEY_CACHE.ttlMs / 1000),
   VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: integer(1, 3_600, DEFAULT_KEY_CACHE.negativeTtlMs / 1000),
@@ -119,7 +113,6 @@ const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
   TRUST_PROXY:
     "a number of proxy hops from 0 to 100, or a comma-separated list of the proxies' addresses and subnets " +
     '(10.0.0.5, 10.0.0.0/8, loopback)',
-  AUDIT_TRAIL: 'on or off (off records no change: only to measure what the audit trail costs)',
   VERIFY_CACHE_MAX_KEYS: 'a whole number of secrets from 0 to 10000000 (0 turns the verification cache off)',
   VERIFY_CACHE_TTL_SECONDS: 'a whole number of seconds from 1 to 86400',
   VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: 'a whole number of seconds from 1 to 3600',
@@ -166,7 +159,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisUrl: parsed.data.REDIS_URL,
     },
     trustProxy: parsed.data.TRUST_PROXY,
-    auditTrail: parsed.data.AUDIT_TRAIL === 'on',
     keyCache: {
       maxEntries: parsed.data.VERIFY_CACHE_MAX_KEYS,
       ttlMs: parsed.data.VERIFY_CACHE_TTL_SECONDS * 1000,
