@@ -1,4 +1,10 @@
-import { DEFAULT_TIMEOUT_MS, parseDatabaseUrl, redactUrl, type StoreLocation } from '@apikeys/store';
+import {
+  DEFAULT_SQLITE_PATH,
+  DEFAULT_TIMEOUT_MS,
+  parseDatabaseUrl,
+  redactUrl,
+  type StoreLocation,
+} from '@apikeys/store';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
@@ -93,42 +99,141 @@ const EnvSchema = z.object({
   ),
 });
 
-/** What each variable must hold, for error messages. */
-const EXPECTED: Record<keyof z.infer<typeof EnvSchema>, string> = {
-  PORT: 'an integer from 0 to 65535',
-  HOST: 'a host name or IP address',
-  DATABASE_URL: 'file:<path> or postgres://...',
-  DATABASE_POOL_SIZE: 'an integer from 1 to 1000',
-  DATABASE_TIMEOUT_MS: 'a whole number of milliseconds from 100 to 600000',
-  LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')}`,
-  LOG_FORMAT: `one of ${LOG_FORMATS.join(', ')} (auto: human-readable on a terminal, JSON otherwise)`,
-  SHUTDOWN_DELAY_MS: 'a whole number of milliseconds',
-  SHUTDOWN_GRACE_MS: 'a whole number of milliseconds',
-  METRICS_PORT: 'an integer from 0 to 65535 (unset turns metrics off)',
-  METRICS_HOST: 'a host name or IP address',
-  RATE_LIMIT_PER_MINUTE: 'a whole number of requests a minute (0 turns rate limiting off)',
-  RATE_LIMIT_BURST: 'a whole number of requests from 1',
-  AUTH_FAILURE_LIMIT_PER_MINUTE: 'a whole number of failures a minute (0 turns the limit off)',
-  REDIS_URL: 'redis://[user:password@]host:port[/db] or rediss://...',
-  TRUST_PROXY:
-    "a number of proxy hops from 0 to 100, or a comma-separated list of the proxies' addresses and subnets " +
-    '(10.0.0.5, 10.0.0.0/8, loopback)',
-  VERIFY_CACHE_MAX_KEYS: 'a whole number of secrets from 0 to 10000000 (0 turns the verification cache off)',
-  VERIFY_CACHE_TTL_SECONDS: 'a whole number of seconds from 1 to 86400',
-  VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: 'a whole number of seconds from 1 to 3600',
+/** The name of an environment variable the server reads. */
+export type ConfigVariable = keyof z.infer<typeof EnvSchema>;
+
+/**
+ * What an operator reads about a variable. docs/operations.md's configuration table is generated from these
+ * (`pnpm --filter @apikeys/server docs:config`), and a test fails when the table and this file disagree.
+ */
+export interface ConfigVariableDoc {
+  /** What the variable must hold: the table's "Accepts", and the words of the error on a bad value. */
+  accepts: string;
+  /** What it does (Markdown, links relative to docs/). */
+  meaning: string;
+  /** The table's default when an unset variable leaves no value. */
+  unset?: string;
+}
+
+export const CONFIG_VARIABLES: Record<ConfigVariable, ConfigVariableDoc> = {
+  PORT: {
+    accepts: 'an integer from 0 to 65535',
+    meaning: 'TCP port of the API (`0` picks a free one; the `listening` line says which)',
+  },
+  HOST: { accepts: 'a host name or IP address', meaning: 'interface of the API (`0.0.0.0` for all)' },
+  DATABASE_URL: {
+    accepts: 'file:<path> or postgres://...',
+    meaning:
+      'the database: SQLite for `file:` (a relative path is resolved from the folder the command ran in), ' +
+      'PostgreSQL for `postgres://user:password@host:5432/db` (also `postgresql://`)',
+    unset: `\`${DEFAULT_SQLITE_PATH}\``,
+  },
+  DATABASE_POOL_SIZE: {
+    accepts: 'an integer from 1 to 1000',
+    meaning:
+      'PostgreSQL connections per server process for requests, at most (pipelined: one more opens only when each ' +
+      'has 8 statements waiting); two more pools of as many serve other calls and migrations: plan for 3× ' +
+      '([scaling](scaling.md)). SQLite has one connection',
+  },
+  DATABASE_TIMEOUT_MS: {
+    accepts: 'a whole number of milliseconds from 100 to 600000',
+    meaning:
+      'the deadline of every database call (connecting, waiting for a connection or a SQLite lock, each ' +
+      'statement); past it the request gets `503` with `retry-after`',
+  },
+  LOG_LEVEL: {
+    accepts: `one of ${LOG_LEVELS.join(', ')}`,
+    meaning: 'the least severe lines written (`silent` writes none)',
+  },
+  LOG_FORMAT: {
+    accepts: `one of ${LOG_FORMATS.join(', ')} (auto: human-readable on a terminal, JSON otherwise)`,
+    meaning: '`pretty` is human-readable; `auto` is pretty when standard output is a terminal, JSON otherwise',
+  },
+  SHUTDOWN_DELAY_MS: {
+    accepts: 'a whole number of milliseconds',
+    meaning:
+      'after SIGTERM or SIGINT, how long the server keeps serving while `/ready` answers `503`, so that load ' +
+      'balancers take it out first ([Shutting down](#shutting-down))',
+  },
+  SHUTDOWN_GRACE_MS: {
+    accepts: 'a whole number of milliseconds',
+    meaning: 'then, how long it waits for in-flight requests before closing the connections left',
+  },
+  METRICS_PORT: {
+    accepts: 'an integer from 0 to 65535 (unset turns metrics off)',
+    meaning:
+      'port of the Prometheus metrics, on a listener of their own, e.g. `9464` (`0` picks a free one; the ' +
+      '`metrics listening` line says which) ([Metrics](#metrics))',
+    unset: '(unset: off)',
+  },
+  METRICS_HOST: {
+    accepts: 'a host name or IP address',
+    meaning: 'interface of the metrics listener: loopback unless you open it on purpose',
+  },
+  RATE_LIMIT_PER_MINUTE: {
+    accepts: 'a whole number of requests a minute (0 turns rate limiting off)',
+    meaning: 'requests a minute per admin key',
+  },
+  RATE_LIMIT_BURST: {
+    accepts: 'a whole number of requests from 1',
+    meaning: 'requests an admin key may send at once (its budget refills at `RATE_LIMIT_PER_MINUTE`)',
+  },
+  AUTH_FAILURE_LIMIT_PER_MINUTE: {
+    accepts: 'a whole number of failures a minute (0 turns the limit off)',
+    meaning:
+      'failed authentications a minute per client address before it gets `429` instead of `401`; a valid admin ' +
+      'key is never refused because of failures',
+  },
+  TRUST_PROXY: {
+    accepts:
+      "a number of proxy hops from 0 to 100, or a comma-separated list of the proxies' addresses and subnets " +
+      '(10.0.0.5, 10.0.0.0/8, loopback)',
+    meaning:
+      "the proxies whose `X-Forwarded-For` gives the client's address, for the failed-authentication limit and " +
+      "the audit trail; `0` trusts none: the client is the connection's peer ([deploy.md](deploy.md))",
+  },
+  REDIS_URL: {
+    accepts: 'redis://[user:password@]host:port[/db] or rediss://...',
+    meaning:
+      'shares the rate limits between replicas; unset, each process counts in its own memory. If Redis fails, ' +
+      'requests are served unlimited: each process warns when it lets the first one through (then at most once a ' +
+      'minute) and counts them in `apikeys_rate_limit_unlimited_requests_total`',
+    unset: '(unset: per process)',
+  },
+  VERIFY_CACHE_MAX_KEYS: {
+    accepts: 'a whole number of secrets from 0 to 10000000 (0 turns the verification cache off)',
+    meaning:
+      "secrets each process remembers for `POST /v1/keys/verify`, and as many callers' admin and verifier keys " +
+      "(least recently used forgotten first). A change to a key reaches every process's cache at once " +
+      "(PostgreSQL notifications; on SQLite, another process's change clears it within 0.2 s) " +
+      '([Verification](#verification-and-the-key-cache))',
+  },
+  VERIFY_CACHE_TTL_SECONDS: {
+    accepts: 'a whole number of seconds from 1 to 86400',
+    meaning: 'how long a found key is trusted without hearing of a change: the net under lost notifications',
+  },
+  VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: {
+    accepts: 'a whole number of seconds from 1 to 3600',
+    meaning: 'how long an unknown secret is remembered, so that repeating it does not reach the database',
+  },
 };
+
+/** The value each variable takes when it is unset (undefined for those that then hold none). */
+export function configDefaults(): Partial<Record<ConfigVariable, unknown>> {
+  return EnvSchema.parse({});
+}
 
 /** Parses and validates the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0]) as keyof typeof EXPECTED;
+      const name = String(issue.path[0]) as ConfigVariable;
       // A URL may hold a password: it is shown with the password hidden.
       const value = name.endsWith('_URL') ? redactUrl(String(env[name])) : env[name];
       // A custom issue says which part of the value is at fault.
       const why = issue.code === 'custom' ? `: ${issue.message}` : '';
-      return `${name} must be ${EXPECTED[name]}${why} (got ${JSON.stringify(value)})`;
+      return `${name} must be ${CONFIG_VARIABLES[name].accepts}${why} (got ${JSON.stringify(value)})`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
