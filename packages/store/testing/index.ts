@@ -1,5 +1,7 @@
 import { migrationProvider } from '../src/migrations/index.js';
 
+// Every list query shape, with the index it should read: the store's plan tests check them, the bench times them.
+export { CURSOR_SHAPES, FILTER_SHAPES, ROW_CHECKED_STATUS_SHAPES } from '../test/list-query-shapes.js';
 export { createTestDatabase, databaseUrl, onPostgres, type TestDatabase } from './postgres.js';
 export { postgresAvailable, TEST_POSTGRES_URL } from './postgres-available.js';
 export { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from './private-postgres.js';
