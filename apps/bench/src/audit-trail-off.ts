@@ -14,7 +14,7 @@ export type SwitchBack = () => Promise<void>;
 
 const TRIGGER = 'bench_audit_trail_off';
 
-/** The bench's own statements: SQLite drops an insert with `raise(ignore)`, PostgreSQL when its trigger returns NULL. */
+/** The bench's statements: SQLite drops an insert by `raise(ignore)`, PostgreSQL when its trigger returns NULL. */
 const STATEMENTS: Record<Engine, { switchOff: string[]; switchOn: string[] }> = {
   sqlite: {
     switchOff: [`create trigger ${TRIGGER} before insert on audit_events begin select raise(ignore); end`],

@@ -75,8 +75,9 @@ export const VERIFY_CACHE_FULL_ENTRIES = KNOWN_KEYS;
 /**
  * The variants. `control` is the same server with nothing switched on, in a process of its own: how far two
  * processes of one server differ. `no-audit` is the other way round: the same server on its database with the audit
- * trail switched off by a trigger of the bench's (`switchAuditTrailOff`), to measure what recording an update costs. `verify-cache-full` keeps every entry of its verification cache until
- * the cache is full (times to live of an hour), for its RSS once full.
+ * trail switched off by a trigger of the bench's (`switchAuditTrailOff`), to measure what recording an update costs.
+ * `verify-cache-full` keeps every entry of its verification cache until the cache is full (times to live of an
+ * hour), for its RSS once full.
  */
 export const VARIANTS: readonly Variant[] = [
   {
