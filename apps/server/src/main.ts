@@ -23,12 +23,8 @@ async function main(): Promise<void> {
   } = await openMigratedStore(config.database, {
     poolSize: config.databasePoolSize,
     timeoutMs: config.databaseTimeoutMs,
-    auditTrail: config.auditTrail,
   });
   logger.info({ database: describeLocation(config.database), migrations_applied: applied }, 'store ready');
-  if (!config.auditTrail) {
-    logger.warn('AUDIT_TRAIL=off: changes are not recorded in the audit trail (meant only for benchmarks)');
-  }
   for (const warning of warnings) {
     logger.warn({ database: describeLocation(config.database) }, warning);
   }

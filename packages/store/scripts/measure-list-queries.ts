@@ -31,6 +31,7 @@ import pg from 'pg';
 import { migrationProvider } from '../src/migrations/index.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { openPostgresStore } from '../src/postgres/open-postgres-store.js';
+import { seedApiKeys } from '../src/seeding/index.js';
 import { openSqliteStore } from '../src/sqlite/open-sqlite-store.js';
 import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { CURSOR_SHAPES, FILTER_SHAPES, ROW_CHECKED_STATUS_SHAPES } from '../test/list-query-shapes.js';
@@ -138,7 +139,7 @@ const onQuery = (sql: string, parameters: readonly unknown[]) => {
 /** Seeds the default organization with `size` keys, as the benchmark suite does; returns the seconds it took. */
 async function timeSeed(store: Store, size: number): Promise<number> {
   const started = performance.now();
-  await store.seedApiKeys({
+  await seedApiKeys(store, {
     organizationId: ORGANIZATION_ID,
     count: size,
     workspaces: 3,
