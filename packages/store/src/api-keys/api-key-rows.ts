@@ -74,6 +74,7 @@ export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
   };
 }
 
+/** Maps a row read with `API_KEY_SELECTION` to a record. */
 export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return apiKeyFromValues([
     ...API_KEY_COLUMNS.map((column) => row[column]),

@@ -18,6 +18,7 @@ import type {
 } from '../types.js';
 import { API_KEY_SELECTION, toApiKey } from './api-key-rows.js';
 
+/** Creates a key and records its creation, in one transaction. */
 export async function createApiKey(
   core: StoreCore,
   input: NewApiKey,
@@ -98,6 +99,7 @@ async function insertApiKey(
   return { apiKey: toApiKey(row), secret: issued.secret };
 }
 
+/** Replaces a key with a new one (see `ApiKeyStore.rotateApiKey`), under the old key's lock. */
 export async function rotateApiKey(
   core: StoreCore,
   input: RotateApiKeyInput,

@@ -4,6 +4,7 @@ import { hashesEqual } from '../secrets.js';
 import type { ApiKeyRecord, KeyOfSecret } from '../types.js';
 import { API_KEY_SELECTION, type ApiKeyValues, apiKeyFromValues, KEY_OF_SECRET_COLUMNS } from './api-key-rows.js';
 
+/** A key of the organization, by its ID. */
 export async function getApiKey(
   core: StoreCore,
   organizationId: string,

@@ -102,6 +102,7 @@ function liveStatusCondition(
   }
 }
 
+/** One page of the organization's keys, newest first: a keyset read of a list index in page order. */
 export async function listApiKeys(
   core: StoreCore,
   { organizationId, limit, cursor, filters, now }: ListApiKeysQuery,

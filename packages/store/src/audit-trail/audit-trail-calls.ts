@@ -110,6 +110,7 @@ async function auditEventExists(core: StoreCore, organizationId: string, id: str
   return (await core.run(query, { organizationId, id })).length > 0;
 }
 
+/** One event of the organization's trail, by its ID. */
 export async function getAuditEvent(
   core: StoreCore,
   organizationId: string,

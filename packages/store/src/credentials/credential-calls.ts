@@ -18,6 +18,7 @@ import type {
 } from '../types.js';
 import { byHash, CREDENTIAL_KEY_COLUMNS, type CredentialKeyValues, toCredentialKey } from './credential-rows.js';
 
+/** Creates an active admin key of the organization, and records its creation. */
 export async function createAdminKey(
   core: StoreCore,
   input: { organizationId: string; name: string },
@@ -51,6 +52,7 @@ export async function createAdminKey(
   });
 }
 
+/** Enables or disables an admin key, under its lock; a status it already has changes and records nothing. */
 export async function setAdminKeyStatus(
   core: StoreCore,
   id: string,
@@ -89,6 +91,7 @@ export async function setAdminKeyStatus(
   });
 }
 
+/** The number of active admin keys, in every organization. */
 export async function countActiveAdminKeys(core: StoreCore): Promise<number> {
   const { count } = await core.db
     .selectFrom('admin_keys')
@@ -98,6 +101,7 @@ export async function countActiveAdminKeys(core: StoreCore): Promise<number> {
   return Number(count);
 }
 
+/** What a secret hash belongs to (see `CredentialStore.findCredential`). */
 export async function findCredential(core: StoreCore, secretHash: string, kind?: SecretKind): Promise<Credential> {
   const lookups: Record<SecretKind, () => Promise<Credential | undefined>> = {
     admin: async () => {
@@ -144,6 +148,7 @@ async function credentialKeyByHash(
     : undefined;
 }
 
+/** Creates an active verifier key of the organization (not audited). */
 export async function createVerifierKey(
   core: StoreCore,
   input: { organizationId: string; name: string },
@@ -162,6 +167,7 @@ export async function createVerifierKey(
   return { verifierKey: toCredentialKey(row), secret: issued.secret };
 }
 
+/** Enables or disables a verifier key (not audited). */
 export async function setVerifierKeyStatus(
   core: StoreCore,
   id: string,

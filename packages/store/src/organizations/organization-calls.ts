@@ -8,6 +8,7 @@ import type { OrganizationRecord, OrganizationStore } from '../types.js';
 
 const ORGANIZATION_COLUMNS = ['id', 'name', 'default_workspace_id as defaultWorkspaceId'] as const;
 
+/** Creates an organization with a new default workspace, and records its creation. */
 export async function createOrganization(
   core: StoreCore,
   name: string,
@@ -40,10 +41,12 @@ export async function createOrganization(
   });
 }
 
+/** Every organization, oldest first. */
 export async function listOrganizations(core: StoreCore): Promise<OrganizationRecord[]> {
   return core.db.selectFrom('organizations').select(ORGANIZATION_COLUMNS).orderBy('created_at').orderBy('id').execute();
 }
 
+/** An organization, by its ID. */
 export async function getOrganization(core: StoreCore, id: string): Promise<OrganizationRecord | undefined> {
   return core.db.selectFrom('organizations').select(ORGANIZATION_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
