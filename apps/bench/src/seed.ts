@@ -12,6 +12,7 @@ import {
   parseDatabaseUrl,
   type Store,
 } from '@apikeys/store';
+import { seedApiKeys, seedAuditEvents } from '@apikeys/store/seeding';
 import Database from 'better-sqlite3';
 
 /** Engines the suite runs the server on. */
@@ -126,11 +127,11 @@ async function seed(
     const organizationId = DEFAULT_ORGANIZATION.id;
     const { secret } = await store.createAdminKey({ organizationId, name: 'bench' });
     let started = performance.now();
-    await store.seedApiKeys({ organizationId, count: keys, workspaces: 3, users: 5, seed: 1, lifecycle: true });
+    await seedApiKeys(store, { organizationId, count: keys, workspaces: 3, users: 5, seed: 1, lifecycle: true });
     const seedSeconds = (performance.now() - started) / 1000;
     started = performance.now();
     const targets = Math.max(1, Math.round(keys / EVENTS_PER_TARGET));
-    const events = await store.seedAuditEvents({
+    const events = await seedAuditEvents(store, {
       organizationId,
       count: keys,
       targets,

@@ -12,6 +12,7 @@ import {
   startServerProcess,
 } from '@apikeys/server/testing';
 import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, runCliJson, tempDatabase } from './run-cli.js';
 
@@ -47,7 +48,7 @@ describe('apikeys API commands against the real server', () => {
     const { store } = await openMigratedStore(parseDatabaseUrl(db.env.DATABASE_URL));
     try {
       adminKey = (await store.createAdminKey({ organizationId, name: 'cli tests' })).secret;
-      await store.seedApiKeys({ organizationId, count: 300, workspaces: 3, users: 4, seed: 11 });
+      await seedApiKeys(store, { organizationId, count: 300, workspaces: 3, users: 4, seed: 11 });
       const createdBy = { id: 'user_ops', type: 'user' } as const;
       target = (await createKey(store, organizationId, { name: 'to update', workspaceId: 'wrkspc_cli', createdBy }))
         .apiKey;

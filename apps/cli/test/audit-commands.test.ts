@@ -11,6 +11,7 @@ import {
   startServerProcess,
 } from '@apikeys/server/testing';
 import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
+import { seedApiKeys, seedAuditEvents } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_EVENTS } from '../src/format/audit-event.js';
 import { type CliResult, runCli, runCliJson, tempDatabase } from './run-cli.js';
@@ -99,8 +100,8 @@ describe('apikeys audit commands against the real server', () => {
       const created = await store.createAdminKey({ organizationId, name: 'audit tests' });
       adminKey = created.secret;
       adminKeyId = created.adminKey.id;
-      await store.seedAuditEvents({ organizationId, count: SEEDED_EVENTS, targets: 5, actors: 3, seed: 3 });
-      await store.seedApiKeys({ organizationId, count: 1, workspaces: 0, users: 1, seed: 1 });
+      await seedAuditEvents(store, { organizationId, count: SEEDED_EVENTS, targets: 5, actors: 3, seed: 3 });
+      await seedApiKeys(store, { organizationId, count: 1, workspaces: 0, users: 1, seed: 1 });
       const page = await store.listApiKeys({ organizationId, limit: 1 });
       quietKeyId = page.kind === 'page' ? (page.keys[0]?.id ?? '') : '';
     } finally {

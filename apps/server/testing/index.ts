@@ -6,6 +6,7 @@
  */
 export { API_VERSION } from '@apikeys/api-types';
 export { DEFAULT_ORGANIZATION, seededRandom } from '@apikeys/store';
+export { seedApiKeys, seedAuditEvents } from '@apikeys/store/seeding';
 export {
   createTestDatabase,
   databaseUrl,

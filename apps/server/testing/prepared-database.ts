@@ -1,4 +1,5 @@
 import { DEFAULT_ORGANIZATION, openStore, parseDatabaseUrl } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 
 /** A database ready for server processes to open, with what a test needs to call them. */
 export interface PreparedDatabase {
@@ -23,7 +24,7 @@ export async function prepareDatabase(url: string, options: { apiKeys?: number }
     if (count === 0) {
       return { url, adminKey: secret, keyIds: [] };
     }
-    await store.seedApiKeys({ organizationId, count, workspaces: 2, users: 3, seed: 13 });
+    await seedApiKeys(store, { organizationId, count, workspaces: 2, users: 3, seed: 13 });
     const listed = await store.listApiKeys({ organizationId, limit: count });
     const keyIds = listed.kind === 'page' ? listed.keys.map((key) => key.id) : [];
     return { url, adminKey: secret, keyIds };

@@ -1,5 +1,5 @@
 import { API_VERSION, LATEST_API_VERSION, type v2026_10_21 } from '@apikeys/api-types';
-import { startTestServer, type TestOrganization, type TestServer } from '@apikeys/server/testing';
+import { seedAuditEvents, startTestServer, type TestOrganization, type TestServer } from '@apikeys/server/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type AdminClient,
@@ -334,7 +334,7 @@ describe('auditEvents.listAll', () => {
   beforeAll(async () => {
     const pages = await server.createOrganization('audit pages');
     pagesAdminKey = pages.adminKey;
-    await server.store.seedAuditEvents({
+    await seedAuditEvents(server.store, {
       organizationId: pages.id,
       count: SEEDED_EVENTS,
       targets: 4,

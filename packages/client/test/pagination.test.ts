@@ -1,4 +1,4 @@
-import { API_VERSION, startTestServer, type TestServer } from '@apikeys/server/testing';
+import { API_VERSION, seedApiKeys, startTestServer, type TestServer } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type ApiKey,
@@ -52,7 +52,7 @@ beforeAll(async () => {
   server = await startTestServer();
   const organization = await server.createOrganization('pagination');
   adminKey = organization.adminKey;
-  await server.store.seedApiKeys({
+  await seedApiKeys(server.store, {
     organizationId: organization.id,
     count: KEY_COUNT,
     workspaces: 3,

@@ -12,11 +12,11 @@ export {
 } from './open-store.js';
 export { DEFAULT_ORGANIZATION } from './organizations.js';
 export { openPostgresStore } from './postgres/open-postgres-store.js';
-export { newId, randomBase62 } from './random.js';
+export { newId, randomBase62, seededRandom } from './random.js';
 export { checksumOf, hashSecret, SECRET_PREFIX, type SecretKind, secretForm, secretKind } from './secrets.js';
-export { seededRandom } from './seed.js';
 export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
 export { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';
+export { type SpecialStoreCall, STORE_CALLS, type StoreCall } from './store-calls.js';
 export { DEFAULT_TIMEOUT_MS, type StoreOptions } from './store-options.js';
 export { nowMicros } from './time.js';
 export type * from './types.js';

@@ -46,3 +46,15 @@ export function randomHex(bytes: number): string {
 export function newId(prefix: string): string {
   return `${prefix}_${randomBase62(24)}`;
 }
+
+/** mulberry32: a small, fast, seedable PRNG. Only the spread of attributes depends on it, never a secret. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -14,11 +14,6 @@ export interface StoreOptions {
   timeoutMs?: number | undefined;
   /** Rows per transaction of `seedApiKeys` (default: `DEFAULT_BULK_LOAD_ROWS_PER_COMMIT`). */
   bulkLoadRowsPerCommit?: number | undefined;
-  /**
-   * False: record no audit events. Only to measure what the audit trail costs (`pnpm bench` runs updates with and
-   * without it); a store so opened loses the record of every change. Default: true.
-   */
-  auditTrail?: boolean | undefined;
 }
 
 /** The deadline of a store call unless the caller sets one. */

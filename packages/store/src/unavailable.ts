@@ -1,3 +1,5 @@
+import { SEEDING_PORT, type Seedable, type SeedingPort } from './seeding/seeding-port.js';
+import { STORE_CALLS, type StoreCall } from './store-calls.js';
 import type { Store } from './types.js';
 
 /** Why the database could not serve a call. */
@@ -88,7 +90,8 @@ function reclassify(error: unknown, classify: UnavailableClassifier, write: bool
 
 /**
  * The store with every call's engine errors classified: an error that means the database is unavailable becomes a
- * DatabaseUnavailableError, whatever the call, so that callers handle one error type for every engine.
+ * DatabaseUnavailableError, whatever the call, so that callers handle one error type for every engine. Its seeding
+ * port, if it has one, is classified too (as writes).
  */
 export function classifyingUnavailable(store: Store, classify: UnavailableClassifier): Store {
   const guard =
@@ -100,34 +103,26 @@ export function classifyingUnavailable(store: Store, classify: UnavailableClassi
         return reclassify(error, classify, write);
       }
     };
-  const read = guard(false);
   const write = guard(true);
+  const calls = Object.fromEntries(
+    Object.entries(STORE_CALLS).map(([name, kind]) => {
+      const method = store[name as StoreCall] as (...args: unknown[]) => Promise<unknown>;
+      const guarded = guard(kind === 'write');
+      return [name, (...args: unknown[]) => guarded(() => method.apply(store, args))];
+    }),
+  ) as Pick<Store, StoreCall>;
+  const seeding = (store as Partial<Seedable>)[SEEDING_PORT];
   return {
+    ...calls,
     transaction: (work) => write(() => store.transaction((inner) => work(classifyingUnavailable(inner, classify)))),
-    createOrganization: (name, context) => write(() => store.createOrganization(name, context)),
-    listOrganizations: () => read(() => store.listOrganizations()),
-    getOrganization: (id) => read(() => store.getOrganization(id)),
-    createAdminKey: (input, context) => write(() => store.createAdminKey(input, context)),
-    setAdminKeyStatus: (id, status, context) => write(() => store.setAdminKeyStatus(id, status, context)),
-    findCredential: (secretHash, kind) => read(() => store.findCredential(secretHash, kind)),
-    createVerifierKey: (input) => write(() => store.createVerifierKey(input)),
-    setVerifierKeyStatus: (id, status) => write(() => store.setVerifierKeyStatus(id, status)),
-    findApiKeyBySecretHash: (secretHash) => read(() => store.findApiKeyBySecretHash(secretHash)),
-    recordKeyUsage: (uses) => write(() => store.recordKeyUsage(uses)),
     watchKeyChanges: (listener) => store.watchKeyChanges(listener),
-    createApiKey: (input, context) => write(() => store.createApiKey(input, context)),
-    rotateApiKey: (input, context) => write(() => store.rotateApiKey(input, context)),
-    seedApiKeys: (options, context) => write(() => store.seedApiKeys(options, context)),
-    getApiKey: (organizationId, id) => read(() => store.getApiKey(organizationId, id)),
-    listApiKeys: (query) => read(() => store.listApiKeys(query)),
-    updateApiKey: (organizationId, id, patch, context) =>
-      write(() => store.updateApiKey(organizationId, id, patch, context)),
-    listAuditEvents: (query) => read(() => store.listAuditEvents(query)),
-    getAuditEvent: (organizationId, id) => read(() => store.getAuditEvent(organizationId, id)),
-    seedAuditEvents: (options) => write(() => store.seedAuditEvents(options)),
-    ping: () => read(() => store.ping()),
-    countActiveAdminKeys: () => read(() => store.countActiveAdminKeys()),
     poolStats: () => store.poolStats(),
     close: () => store.close(),
+    ...(seeding && {
+      [SEEDING_PORT]: {
+        insertRows: (table, chunks) => write(() => seeding.insertRows(table, chunks)),
+        recordEvent: (facts, context) => write(() => seeding.recordEvent(facts, context)),
+      } satisfies SeedingPort,
+    }),
   };
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
+import { seedAuditEvents } from '../src/seeding/index.js';
 import { openSqliteStore } from '../src/sqlite/open-sqlite-store.js';
 import type { AuditEventFilters, EpochMicros, PageCursor, Store } from '../src/types.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../testing/postgres.js';
@@ -141,8 +142,8 @@ interface PlanTrail {
 /** Seeds the trail of the plan checks, and a smaller one of another organization. */
 async function seedPlanTrail(store: Store): Promise<PlanTrail> {
   const organizationId = (await store.createOrganization('plans')).id;
-  await store.seedAuditEvents({ organizationId, count: PLAN_EVENTS, targets: 200, actors: 10, seed: 1 });
-  await store.seedAuditEvents({
+  await seedAuditEvents(store, { organizationId, count: PLAN_EVENTS, targets: 200, actors: 10, seed: 1 });
+  await seedAuditEvents(store, {
     organizationId: DEFAULT_ORGANIZATION.id,
     count: PLAN_EVENTS / 4,
     targets: 50,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExpiredApiKeyError } from '../src/expired-api-key-error.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { hashSecret } from '../src/secrets.js';
+import { seedApiKeys } from '../src/seeding/index.js';
 import { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from '../src/statuses.js';
 import { nowMicros } from '../src/time.js';
 import type {
@@ -1339,7 +1340,7 @@ export function describeStoreConformance(
         orgA = await newOrganization('seeded A');
         orgB = await newOrganization('seeded B');
         expect(
-          await store.seedApiKeys({
+          await seedApiKeys(store, {
             organizationId: orgA,
             count: SEED_COUNT,
             workspaces: 3,
@@ -1350,7 +1351,7 @@ export function describeStoreConformance(
         ).toBe(SEED_COUNT);
         // The other organization gets keys with the same workspaces, users and statuses, so filters alone never
         // tell the organizations apart.
-        await store.seedApiKeys({
+        await seedApiKeys(store, {
           organizationId: orgB,
           count: OTHER_ORG_SEED_COUNT,
           workspaces: 3,
@@ -1425,7 +1426,7 @@ export function describeStoreConformance(
 
       it('seedApiKeys with the same seed makes the same spread', async () => {
         const organization = await store.createOrganization('same seed');
-        await store.seedApiKeys({
+        await seedApiKeys(store, {
           organizationId: organization.id,
           count: SEED_COUNT,
           workspaces: 3,
@@ -1453,7 +1454,7 @@ export function describeStoreConformance(
       it('seedApiKeys of more keys than one transaction holds creates every one of them, once', async () => {
         const organizationId = await newOrganization('large seed');
 
-        const created = await store.seedApiKeys({
+        const created = await seedApiKeys(store, {
           organizationId,
           count: LARGE_SEED_COUNT,
           workspaces: 2,

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/open-store.js';
 import { DeadlineError } from '../src/postgres/client-errors.js';
+import { seedApiKeys } from '../src/seeding/index.js';
 import type { OpenedStore, Store } from '../src/types.js';
 import { DatabaseUnavailableError, type UnavailableReason, type WriteOutcome } from '../src/unavailable.js';
 import { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from '../testing/private-postgres.js';
@@ -113,7 +114,7 @@ describe.runIf(available)('store deadlines on a private PostgreSQL cluster', () 
     opened = await openStore({ kind: 'postgres', url: storeUrl() }, { timeoutMs: TIMEOUT_MS, poolSize: POOL_SIZE });
     await opened.migrator.migrateToLatest();
     organizationId = (await store().createOrganization('deadlines')).id;
-    await store().seedApiKeys({ organizationId, count: 40, workspaces: 2, users: 2, seed: 5 });
+    await seedApiKeys(store(), { organizationId, count: 40, workspaces: 2, users: 2, seed: 5 });
     const page = await store().listApiKeys({ organizationId, limit: 40 });
     keyIds = page.kind === 'page' ? page.keys.map((key) => key.id) : [];
     await connectSide();
@@ -307,7 +308,7 @@ describe.runIf(available)('store deadlines on a private PostgreSQL cluster', () 
       const [migration, seeding, update] = await Promise.all([
         timed('migrateToLatest', () => (opened as OpenedStore).migrator.migrateToLatest()),
         timed('seedApiKeys', () =>
-          store().seedApiKeys({ organizationId, count: 10, workspaces: 1, users: 1, seed: 9 }),
+          seedApiKeys(store(), { organizationId, count: 10, workspaces: 1, users: 1, seed: 9 }),
         ),
         timed('updateApiKey', () => store().updateApiKey(organizationId, keyIds[4] as string, { name: 'waits' })),
       ]);

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../src/migrations/index.js';
 import { openStore } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
-import { seededRandom } from '../src/seed.js';
+import { seededRandom } from '../src/random.js';
+import { seedApiKeys } from '../src/seeding/index.js';
 import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
@@ -60,8 +61,8 @@ describe.runIf(available)('PostgreSQL', () => {
       store = opened.store;
       await opened.migrator.migrateToLatest();
       organizationId = (await store.createOrganization('plans')).id;
-      await store.seedApiKeys({ organizationId, count: 20_000, workspaces: 3, users: 4, seed: 1, lifecycle: true });
-      await store.seedApiKeys({
+      await seedApiKeys(store, { organizationId, count: 20_000, workspaces: 3, users: 4, seed: 1, lifecycle: true });
+      await seedApiKeys(store, {
         organizationId: DEFAULT_ORGANIZATION.id,
         count: 5_000,
         workspaces: 3,
@@ -266,7 +267,7 @@ describe.runIf(available)('PostgreSQL', () => {
       const { store, migrator } = await openStore({ kind: 'postgres', url: database.url });
       try {
         await migrator.migrateToLatest();
-        await store.seedApiKeys({
+        await seedApiKeys(store, {
           organizationId: DEFAULT_ORGANIZATION.id,
           count: 2000,
           workspaces: 3,

@@ -232,7 +232,7 @@ describe.runIf(available)('concurrent updates of one key on PostgreSQL', () => {
   });
 
   // An update alone reads the key's old values without a row lock, and changes it only if no other transaction did
-  // since; when one did, it runs again with the lock (kysely-store.ts, `updateWithEvent`).
+  // since; when one did, it runs again with the lock (api-keys/update-api-key.ts, `updateWithEvent`).
   it('takes no row lock for an update alone when nothing else changes the key', async () => {
     const key = await newKey();
     statements.length = 0;

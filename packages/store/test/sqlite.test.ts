@@ -8,6 +8,7 @@ import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../src/migrations/index.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
+import { seedApiKeys } from '../src/seeding/index.js';
 import { configureConnection, openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
 import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { explainSqlite } from '../testing/query-plans.js';
@@ -191,7 +192,7 @@ describe('SQLite group commit', () => {
     store = opened.store;
     await opened.migrator.migrateToLatest();
     organizationId = (await store.createOrganization('group commit')).id;
-    await store.seedApiKeys({ organizationId, count: 200, workspaces: 2, users: 2, seed: 3, lifecycle: true });
+    await seedApiKeys(store, { organizationId, count: 200, workspaces: 2, users: 2, seed: 3, lifecycle: true });
     ids = (await listPage(store, { organizationId, limit: 200 })).keys.map((key) => key.id);
     side = new Database(path);
   });
@@ -285,8 +286,8 @@ describe.each([
     store = opened.store;
     await opened.migrator.migrateToLatest();
     organizationId = (await store.createOrganization('plans')).id;
-    await store.seedApiKeys({ organizationId, count: 3000, workspaces: 3, users: 4, seed: 1, lifecycle: true });
-    await store.seedApiKeys({
+    await seedApiKeys(store, { organizationId, count: 3000, workspaces: 3, users: 4, seed: 1, lifecycle: true });
+    await seedApiKeys(store, {
       organizationId: DEFAULT_ORGANIZATION.id,
       count: 1000,
       workspaces: 3,

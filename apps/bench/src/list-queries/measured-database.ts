@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_ORGANIZATION, openMigratedStore, type Store } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import { databaseUrl, explainPostgres, explainSqlite, onPostgres, planNodes } from '@apikeys/store/testing';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -64,7 +65,7 @@ function queryRecorder(queriesRun: RunQuery[]) {
 /** Seeds the default organization with `size` keys, as the benchmark suite does; returns the seconds it took. */
 async function timeSeed(store: Store, size: number): Promise<number> {
   const started = performance.now();
-  await store.seedApiKeys({
+  await seedApiKeys(store, {
     organizationId: ORGANIZATION_ID,
     count: size,
     workspaces: 3,

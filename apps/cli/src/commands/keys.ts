@@ -1,5 +1,6 @@
 import type { ApiKeyStatus } from '@apikeys/api-types';
 import { toApiKeyJson } from '@apikeys/server/serializers';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import { type Command, Option } from 'commander';
 import { API_KEY_STATUSES, NAME_LENGTH, parseId, parseInteger, parseName } from '../arguments.js';
 import { printJson } from '../output.js';
@@ -79,7 +80,8 @@ export function registerKeys(program: Command): Command {
     .action((options: SeedOptions) =>
       withStore(async (store) => {
         const organizationId = await resolveOrganization(store, options.org);
-        const created = await store.seedApiKeys(
+        const created = await seedApiKeys(
+          store,
           {
             organizationId,
             count: options.count,

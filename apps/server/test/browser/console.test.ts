@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { API_KEY_NAME_LENGTH, LATEST_API_VERSION } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, startTestServer, type TestServer } from '@apikeys/server/testing';
 import { openSqliteStore } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchChromium, openRecordedPage, type PageActivity } from './support/recorded-page.js';
@@ -134,7 +135,7 @@ describe('the admin console in Chromium', () => {
   beforeAll(async () => {
     directory = mkdtempSync(join(tmpdir(), 'apikeys-console-e2e-'));
     server = await startTestServer({ opened: openSqliteStore(join(directory, 'keys.sqlite')) });
-    await server.store.seedApiKeys({
+    await seedApiKeys(server.store, {
       organizationId: DEFAULT_ORGANIZATION.id,
       count: SEEDED_KEYS,
       workspaces: 2,

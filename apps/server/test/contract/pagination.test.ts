@@ -14,6 +14,7 @@ import {
   VERSION_HEADER,
 } from '@apikeys/server/testing';
 import { openSqliteStore } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 type ListQuery = NonNullable<operations['listApiKeys']['parameters']['query']>;
@@ -142,7 +143,7 @@ describe('listApiKeys pagination over 3000 keys', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    await server.store.seedApiKeys({
+    await seedApiKeys(server.store, {
       organizationId: DEFAULT_ORGANIZATION.id,
       count: 3000,
       workspaces: 3,
@@ -152,7 +153,7 @@ describe('listApiKeys pagination over 3000 keys', () => {
     all = await allKeysNewestFirst(server, DEFAULT_ORGANIZATION.id);
     allIds = ids(all);
     small = await server.createOrganization('small');
-    await server.store.seedApiKeys({ organizationId: small.id, count: 120, workspaces: 2, users: 2, seed: 11 });
+    await seedApiKeys(server.store, { organizationId: small.id, count: 120, workspaces: 2, users: 2, seed: 11 });
     smallKeys = await allKeysNewestFirst(server, small.id);
   });
   afterAll(() => server.close());

@@ -15,6 +15,7 @@ import {
   UNAVAILABLE_MESSAGES,
 } from '@apikeys/server/testing';
 import { type OpenedStore, openStore, type WriteOutcome } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const ORGANIZATION = DEFAULT_ORGANIZATION.id;
@@ -173,7 +174,7 @@ describe.runIf(privatePostgresAvailable())(
       // The server has migrated the database; the test's own store adds the data.
       opened = await openStore({ kind: 'postgres', url: cluster.url }, { poolSize: 2 });
       adminKey = (await theStore().createAdminKey({ organizationId: ORGANIZATION, name: 'outage admin' })).secret;
-      await theStore().seedApiKeys({ organizationId: ORGANIZATION, count: 30, workspaces: 2, users: 2, seed: 6 });
+      await seedApiKeys(theStore(), { organizationId: ORGANIZATION, count: 30, workspaces: 2, users: 2, seed: 6 });
       const page = await theStore().listApiKeys({ organizationId: ORGANIZATION, limit: 30 });
       keyIds = page.kind === 'page' ? page.keys.map((key) => key.id) : [];
     });

@@ -11,6 +11,7 @@ import {
   type TestDatabase,
 } from '@apikeys/server/testing';
 import { type OpenedStore, openStore } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ORGANIZATION = DEFAULT_ORGANIZATION.id;
@@ -57,7 +58,7 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
 
     opened = await openStore({ kind: 'postgres', url: database.url }, { poolSize: 4 });
     adminKey = (await theStore().createAdminKey({ organizationId: ORGANIZATION, name: 'scale-out admin' })).secret;
-    await theStore().seedApiKeys({
+    await seedApiKeys(theStore(), {
       organizationId: ORGANIZATION,
       count: SEEDED_KEYS,
       workspaces: 3,

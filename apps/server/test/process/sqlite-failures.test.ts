@@ -27,6 +27,7 @@ import {
   type UnavailableReason,
   type WriteOutcome,
 } from '@apikeys/store';
+import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { mountsAvailable, mountTmpfs, type Tmpfs } from './tmpfs.js';
 
@@ -434,7 +435,7 @@ describe.runIf(mountsAvailable())('a SQLite database on a file system that fails
     const location = parseDatabaseUrl(`file:${path}`);
     const seeded = await openStore(location);
     await seeded.migrator.migrateToLatest();
-    await seeded.store.seedApiKeys({
+    await seedApiKeys(seeded.store, {
       organizationId: DEFAULT_ORGANIZATION.id,
       count: 20_000,
       workspaces: 3,

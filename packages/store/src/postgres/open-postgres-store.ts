@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { CommitTrackingDialect } from '../commit-tracking-dialect.js';
+import type { CompiledWrite } from '../core/dialect-adapter.js';
+import { KyselyMigrator } from '../core/migrator.js';
 import { KEY_CHANGES_CHANNEL, keyChangePayload } from '../key-changes.js';
-import { type CompiledWrite, KyselyMigrator, KyselyStore } from '../kysely-store.js';
+import { kyselyStore } from '../kysely-store.js';
 import {
   type ApiKeysTable,
   type AuditEventsTable,
@@ -185,80 +187,75 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
   // tells the others of it.
   const announcing = new Set<Promise<unknown>>();
 
-  const store = new KyselyStore(
-    db,
-    {
-      queryRows,
-      // Each write is one statement that commits on its own; PostgreSQL shares one WAL flush among the commits of all
-      // its connections.
-      writeRows: async (statements) => {
-        const statement = onlyStatement(statements);
-        return queryRows(statement.sql, statement.parameters);
-      },
-      writeRowsTogether: async (writes, since) =>
-        pipeline.transaction(
-          writes.map(onlyStatement).map(({ sql, parameters }) => {
-            options.onQuery?.(sql, parameters);
-            return { name: namedStatement(sql), text: sql, values: parameters };
-          }),
-          since,
-        ),
-      // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
-      insertRows: async (table, chunks) => {
-        const insert = bulkInsertSql(table);
-        const columns = bulkColumns(table);
-        const client = await maintenancePool.connect();
-        let inserted = 0;
-        try {
-          await client.query('begin', []);
-          let uncommitted = 0;
-          for (const rows of chunks) {
-            await client.query(
-              insert,
-              columns.map((column) => rows.map((row) => (row as unknown as Record<string, unknown>)[column])),
-            );
-            inserted += rows.length;
-            uncommitted += rows.length;
-            if (uncommitted >= rowsPerCommit) {
-              await client.query('commit', []);
-              await client.query('begin', []);
-              uncommitted = 0;
-            }
-          }
-          await client.query('commit', []);
-        } catch (error) {
-          await client.query('rollback', []).catch(() => {});
-          throw error;
-        } finally {
-          client.release();
-        }
-        return inserted;
-      },
-      announceKeyChange: async (change) => {
-        const sent = queryRows(NOTIFY_KEY_CHANGE, [KEY_CHANGES_CHANNEL, keyChangePayload(change)]);
-        announcing.add(sent);
-        try {
-          await sent;
-        } finally {
-          announcing.delete(sent);
-        }
-      },
-      watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, listener),
-      isStatementError,
-      poolStats: () => [
-        { pool: 'pipeline', ...pipeline.stats() },
-        { pool: 'transactions', ...pool.stats() },
-        { pool: 'maintenance', ...maintenancePool.stats() },
-      ],
-      // Kysely's destroy() ends the request pool; the maintenance pool may have been used without its Kysely.
-      close: async () => {
-        await Promise.allSettled(announcing);
-        await Promise.all([pipeline.close(), maintenancePool.end()]);
-      },
+  const store = kyselyStore(db, {
+    queryRows,
+    // Each write is one statement that commits on its own; PostgreSQL shares one WAL flush among the commits of all
+    // its connections.
+    writeRows: async (statements) => {
+      const statement = onlyStatement(statements);
+      return queryRows(statement.sql, statement.parameters);
     },
-    undefined,
-    options.auditTrail ?? true,
-  );
+    writeRowsTogether: async (writes, since) =>
+      pipeline.transaction(
+        writes.map(onlyStatement).map(({ sql, parameters }) => {
+          options.onQuery?.(sql, parameters);
+          return { name: namedStatement(sql), text: sql, values: parameters };
+        }),
+        since,
+      ),
+    // One connection inserts chunk after chunk and commits every `rowsPerCommit` rows.
+    insertRows: async (table, chunks) => {
+      const insert = bulkInsertSql(table);
+      const columns = bulkColumns(table);
+      const client = await maintenancePool.connect();
+      let inserted = 0;
+      try {
+        await client.query('begin', []);
+        let uncommitted = 0;
+        for (const rows of chunks) {
+          await client.query(
+            insert,
+            columns.map((column) => rows.map((row) => (row as unknown as Record<string, unknown>)[column])),
+          );
+          inserted += rows.length;
+          uncommitted += rows.length;
+          if (uncommitted >= rowsPerCommit) {
+            await client.query('commit', []);
+            await client.query('begin', []);
+            uncommitted = 0;
+          }
+        }
+        await client.query('commit', []);
+      } catch (error) {
+        await client.query('rollback', []).catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+      return inserted;
+    },
+    announceKeyChange: async (change) => {
+      const sent = queryRows(NOTIFY_KEY_CHANGE, [KEY_CHANGES_CHANNEL, keyChangePayload(change)]);
+      announcing.add(sent);
+      try {
+        await sent;
+      } finally {
+        announcing.delete(sent);
+      }
+    },
+    watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, listener),
+    isStatementError,
+    poolStats: () => [
+      { pool: 'pipeline', ...pipeline.stats() },
+      { pool: 'transactions', ...pool.stats() },
+      { pool: 'maintenance', ...maintenancePool.stats() },
+    ],
+    // Kysely's destroy() ends the request pool; the maintenance pool may have been used without its Kysely.
+    close: async () => {
+      await Promise.allSettled(announcing);
+      await Promise.all([pipeline.close(), maintenancePool.end()]);
+    },
+  });
   return {
     store: classifyingUnavailable(store, classifyPostgresError),
     migrator: new KyselyMigrator(maintenanceDb),

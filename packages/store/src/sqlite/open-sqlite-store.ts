@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely } from 'kysely';
 import { CommitTrackingDialect } from '../commit-tracking-dialect.js';
-import { KyselyMigrator, KyselyStore } from '../kysely-store.js';
+import { KyselyMigrator } from '../core/migrator.js';
+import { kyselyStore } from '../kysely-store.js';
 import { type BulkTable, bulkColumns, type DatabaseSchema } from '../schema.js';
 import {
   DEFAULT_BULK_LOAD_ROWS_PER_COMMIT,
@@ -210,21 +211,16 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Opene
   };
   const groupCommit = new GroupCommit(database, rawStatements, afterTransaction, timeoutMs, options.onQuery);
 
-  const store = new KyselyStore(
-    db,
-    {
-      insertRows: async (table, chunks) => bulkInsert(table, chunks as Iterable<Record<string, unknown>[]>),
-      queryRows,
-      writeRows: (statements) => groupCommit.write(statements),
-      // This store's own changes reach its watchers directly; another process's show in the file's version.
-      announceKeyChange: async () => {},
-      watchKeyChanges: async (listener) => watchDataVersion(database, listener),
-      // Kysely's destroy() closes the better-sqlite3 handle it was given.
-      close: async () => {},
-    },
-    undefined,
-    options.auditTrail ?? true,
-  );
+  const store = kyselyStore(db, {
+    insertRows: async (table, chunks) => bulkInsert(table, chunks as Iterable<Record<string, unknown>[]>),
+    queryRows,
+    writeRows: (statements) => groupCommit.write(statements),
+    // This store's own changes reach its watchers directly; another process's show in the file's version.
+    announceKeyChange: async () => {},
+    watchKeyChanges: async (listener) => watchDataVersion(database, listener),
+    // Kysely's destroy() closes the better-sqlite3 handle it was given.
+    close: async () => {},
+  });
   return {
     store: classifyingUnavailable(store, classifySqliteError),
     migrator: new KyselyMigrator(db),

@@ -1,7 +1,6 @@
-import { randomBase62 } from './random.js';
-import type { AuditEventsTable } from './schema.js';
-import { seededRandom } from './seed.js';
-import { nowMicros } from './time.js';
+import { randomBase62 } from '../random.js';
+import type { AuditEventsTable } from '../schema.js';
+import { nowMicros } from '../time.js';
 import type {
   AdminKeyStatus,
   ApiKeyStatus,
@@ -12,8 +11,7 @@ import type {
   ChangeContext,
   EpochMicros,
   FieldChange,
-  SeedAuditEventsOptions,
-} from './types.js';
+} from '../types.js';
 
 /** The context of a change made without one: an operator's, whose name is not known. */
 export const OPERATOR_CHANGES: ChangeContext = { actor: { type: 'operator', name: null } };
@@ -155,51 +153,4 @@ export function toAuditEvent(row: Loose<AuditEventsTable>): AuditEventRecord {
         ? null
         : { ipAddress: row.client_ip, userAgent: row.client_user_agent },
   };
-}
-
-/** The spread of seeded events' types: mostly updates, as in a real trail. */
-const SEEDED_TYPES: readonly AuditEventType[] = [
-  ...Array<AuditEventType>(80).fill('api_key.updated'),
-  ...Array<AuditEventType>(12).fill('api_key.created'),
-  ...Array<AuditEventType>(6).fill('api_key.rotated'),
-  'admin_key.disabled',
-  'admin_key.enabled',
-];
-
-/**
- * Yields the rows of seeded events in chunks, one millisecond apart plus a random sub-millisecond part, the newest
- * about now; each an update (a rename) of one of `targets` keys by one of `actors` admin keys, or another type.
- */
-export function* seedAuditEventRows(options: SeedAuditEventsOptions, chunkSize: number): Generator<AuditEventsTable[]> {
-  const random = seededRandom(options.seed);
-  const pick = (n: number) => Math.floor(random() * n);
-  const start = nowMicros() - options.count * 1000;
-  let chunk: AuditEventsTable[] = [];
-  for (let i = 0; i < options.count; i++) {
-    const type = SEEDED_TYPES[pick(SEEDED_TYPES.length)] ?? 'api_key.updated';
-    const onAdminKey = type.startsWith('admin_key.');
-    const actor = `adminkey_seed${pick(Math.max(options.actors, 1))}`;
-    const target = onAdminKey ? actor : `apikey_seed${pick(Math.max(options.targets, 1))}`;
-    const renamed = type === 'api_key.updated';
-    chunk.push(
-      eventRow(
-        {
-          organizationId: options.organizationId,
-          type,
-          target: { type: onAdminKey ? 'admin_key' : 'api_key', id: target },
-          before: { ...NOTHING, name: renamed ? `seeded name ${i}` : null },
-          after: { ...NOTHING, name: renamed ? `seeded name ${i + 1}` : null },
-          occurredAt: start + i * 1000 + pick(1000),
-        },
-        { actor: { type: 'admin_key', id: actor }, requestId: `req_seed${i}`, client: null },
-      ),
-    );
-    if (chunk.length === chunkSize) {
-      yield chunk;
-      chunk = [];
-    }
-  }
-  if (chunk.length > 0) {
-    yield chunk;
-  }
 }

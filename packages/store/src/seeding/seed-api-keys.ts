@@ -1,21 +1,11 @@
-import { newId, randomBase62, randomHex } from './random.js';
-import type { ApiKeysTable } from './schema.js';
-import { hintFor, SECRET_PREFIX } from './secrets.js';
-import { API_KEY_STATUSES } from './statuses.js';
-import { nowMicros } from './time.js';
-import type { SeedOptions } from './types.js';
-
-/** mulberry32: a small, fast, seedable PRNG. Only the spread of attributes depends on it, never a secret. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { NOTHING, OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
+import { newId, randomBase62, randomHex, seededRandom } from '../random.js';
+import type { ApiKeysTable } from '../schema.js';
+import { hintFor, SECRET_PREFIX } from '../secrets.js';
+import { API_KEY_STATUSES } from '../statuses.js';
+import { nowMicros } from '../time.js';
+import type { ChangeContext, SeedOptions, Store } from '../types.js';
+import { SEED_CHUNK_SIZE, seedingPortOf } from './seeding-port.js';
 
 /**
  * The stored secret fields of a seeded key. Its secret would be thrown away, so none is made: the hash is 32 random
@@ -43,7 +33,7 @@ const YEAR_MICROS = 365 * DAY_MICROS;
  * Yields seed rows in chunks. Keys are one millisecond apart plus a random sub-millisecond part, so every
  * `created_at` is distinct, and the newest is about now. No key has a secret anyone knows.
  */
-export function* seedRows(options: SeedOptions, chunkSize: number): Generator<ApiKeysTable[]> {
+function* seedRows(options: SeedOptions, chunkSize: number): Generator<ApiKeysTable[]> {
   const random = seededRandom(options.seed);
   const pick = (n: number) => Math.floor(random() * n);
   const seededAt = nowMicros();
@@ -91,4 +81,31 @@ export function* seedRows(options: SeedOptions, chunkSize: number): Generator<Ap
   if (chunk.length > 0) {
     yield chunk;
   }
+}
+
+/**
+ * Bulk-creates keys for load and pagination tests, with no secret anyone knows. Returns the number created. It
+ * commits in chunks and cannot run inside `transaction()`, and records one `api_key.seeded` event for all the keys,
+ * once they are all in: a seed that fails half-way leaves the keys of the chunks it committed without an event
+ * (seeding is for load tests; docs/operations.md).
+ */
+export async function seedApiKeys(
+  store: Store,
+  options: SeedOptions,
+  context: ChangeContext = OPERATOR_CHANGES,
+): Promise<number> {
+  const port = seedingPortOf(store);
+  const count = await port.insertRows('api_keys', seedRows(options, SEED_CHUNK_SIZE));
+  await port.recordEvent(
+    {
+      organizationId: options.organizationId,
+      type: 'api_key.seeded',
+      target: { type: 'organization', id: options.organizationId },
+      before: NOTHING,
+      after: NOTHING,
+      keyCount: count,
+    },
+    context,
+  );
+  return count;
 }

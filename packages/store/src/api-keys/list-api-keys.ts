@@ -1,0 +1,175 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { pageOf } from '../core/page.js';
+import type { StoreCore } from '../core/store-core.js';
+import type { SlotFunction } from '../prepared-query.js';
+import { EFFECTIVE_API_KEY_STATUSES } from '../statuses.js';
+import { nowMicros } from '../time.js';
+import type { ApiKeyFilters, EffectiveApiKeyStatus, ListApiKeysQuery, ListApiKeysResult } from '../types.js';
+import { API_KEY_SELECTION, type ApiKeyValues, apiKeyFromValues } from './api-key-rows.js';
+
+/** The values a list query takes. */
+type ListSlot =
+  | 'organizationId'
+  | 'now'
+  | 'minusNow'
+  | 'workspaceId'
+  | 'createdByUserId'
+  | 'anchorCreatedAt'
+  | 'anchorId'
+  | 'limitPlusOne';
+
+/**
+ * The signed expiry of a key, spelled as in the list indexes of migration 0004 (where the why is), so that
+ * PostgreSQL matches it to them: its expiry (never: the largest bigint) if active, minus it if inactive, null if
+ * archived. At a moment `now`, inactive keys lie below -now, expired ones from -now to now, active ones above now.
+ */
+const SIGNED_EXPIRY = sql`case status when 'active' then coalesce(expires_at, 9223372036854775807)
+  when 'inactive' then -coalesce(expires_at, 9223372036854775807) end`;
+
+/** The effective statuses of keys that are not archived, in the order of their signed expiry at any moment. */
+const SIGNED_EXPIRY_ORDER = ['inactive', 'expired', 'active'] as const;
+
+/**
+ * The effective statuses a status filter asks for, in the order of EFFECTIVE_API_KEY_STATUSES; undefined when it
+ * selects nothing out (no filter, or every status). An empty list or an unknown status is a programmer error.
+ */
+function statusesOf(filter: ApiKeyFilters['status']): EffectiveApiKeyStatus[] | undefined {
+  if (filter === undefined) {
+    return undefined;
+  }
+  const wanted: readonly unknown[] = typeof filter === 'string' ? [filter] : filter;
+  if (wanted.length === 0 || wanted.some((status) => !EFFECTIVE_API_KEY_STATUSES.includes(status as never))) {
+    throw new TypeError(`the status filter needs one or more of: ${EFFECTIVE_API_KEY_STATUSES.join(', ')}`);
+  }
+  const statuses = EFFECTIVE_API_KEY_STATUSES.filter((status) => wanted.includes(status));
+  return statuses.length === EFFECTIVE_API_KEY_STATUSES.length ? undefined : statuses;
+}
+
+/**
+ * The condition that a key's effective status at the slot `now` is one of `statuses` (not all of them). Stored
+ * statuses are literals, so that the planners can match the expiring index's predicate. A single status is read
+ * from its own index: a stored status by equality, `expired` from the expiring index. Neighbours on the signed
+ * expiry line are one range of it. The other sets (inactive with active; archived with others) are an OR, which
+ * PostgreSQL checks on each table row.
+ */
+function statusCondition(
+  statuses: readonly EffectiveApiKeyStatus[],
+  slot: SlotFunction<ListSlot>,
+): RawBuilder<SqlBool> {
+  if (statuses.length === 1) {
+    switch (statuses[0]) {
+      case 'active':
+        return sql`status = 'active' and ${SIGNED_EXPIRY} > ${slot('now')}`;
+      case 'inactive':
+        return sql`status = 'inactive' and ${SIGNED_EXPIRY} < ${slot('minusNow')}`;
+      case 'archived':
+        return sql`status = 'archived'`;
+      case 'expired':
+        return sql`expires_at <= ${slot('now')} and status <> 'archived'`;
+    }
+  }
+  const live = liveStatusCondition(
+    SIGNED_EXPIRY_ORDER.filter((status) => statuses.includes(status)),
+    slot,
+  );
+  return statuses.includes('archived') ? sql`(status = 'archived' or ${live})` : live;
+}
+
+/** The condition that a key is not archived and its effective status at `now` is one of `statuses`. */
+function liveStatusCondition(
+  statuses: readonly (typeof SIGNED_EXPIRY_ORDER)[number][],
+  slot: SlotFunction<ListSlot>,
+): RawBuilder<SqlBool> {
+  const now = slot('now');
+  const minusNow = slot('minusNow');
+  switch (statuses.join(' ')) {
+    case 'inactive':
+      return sql`${SIGNED_EXPIRY} < ${minusNow}`;
+    case 'expired':
+      return sql`${SIGNED_EXPIRY} >= ${minusNow} and ${SIGNED_EXPIRY} <= ${now}`;
+    case 'active':
+      return sql`${SIGNED_EXPIRY} > ${now}`;
+    case 'inactive expired':
+      return sql`${SIGNED_EXPIRY} <= ${now}`;
+    case 'expired active':
+      return sql`${SIGNED_EXPIRY} >= ${minusNow}`;
+    case 'inactive active':
+      return sql`(${SIGNED_EXPIRY} < ${minusNow} or ${SIGNED_EXPIRY} > ${now})`;
+    case 'inactive expired active':
+      return sql`${SIGNED_EXPIRY} is not null`;
+    default:
+      throw new Error(`no condition for the statuses ${statuses.join(', ')}`);
+  }
+}
+
+/** One page of the organization's keys, newest first: a keyset read of a list index in page order. */
+export async function listApiKeys(
+  core: StoreCore,
+  { organizationId, limit, cursor, filters, now }: ListApiKeysQuery,
+): Promise<ListApiKeysResult> {
+  const statuses = statusesOf(filters?.status);
+  let anchor: { createdAt: unknown; id: unknown } | undefined;
+  if (cursor) {
+    const anchorQuery = core.prepared.get<'organizationId' | 'id'>('API key position by id', (slot) =>
+      core.db
+        .selectFrom('api_keys')
+        .select(['created_at', 'id'])
+        .where('organization_id', '=', slot('organizationId'))
+        .where('id', '=', slot('id')),
+    );
+    const [position] = await core.run(anchorQuery, { organizationId, id: cursor.id });
+    if (!position) {
+      return { kind: 'cursor_not_found' };
+    }
+    anchor = { createdAt: position[0], id: position[1] };
+  }
+
+  const workspaceId = filters?.workspaceId;
+  const createdByUserId = filters?.createdByUserId;
+  // Walking backwards reads the index in ascending order from the cursor, then reverses the page.
+  const backwards = cursor?.direction === 'before';
+  // The workspace filter: none, a workspace ID, or null for the organization's default workspace.
+  const workspace = workspaceId === undefined ? 'none' : workspaceId === null ? 'default' : 'id';
+  const shape =
+    `API key page:${statuses?.join('+')}:${workspace}:` + `${createdByUserId !== undefined}:${cursor?.direction}`;
+  const query = core.prepared.get<ListSlot>(shape, (slot) => {
+    const order = backwards ? 'asc' : 'desc';
+    let select = core.db
+      .selectFrom('api_keys')
+      .select(API_KEY_SELECTION)
+      .where('organization_id', '=', slot('organizationId'));
+    if (statuses !== undefined) {
+      select = select.where(statusCondition(statuses, slot));
+    }
+    if (workspace === 'id') {
+      select = select.where('workspace_id', '=', slot('workspaceId'));
+    } else if (workspace === 'default') {
+      // A literal scope, so that PostgreSQL matches the predicate of the default workspace's partial index
+      // (migration 0004): it cannot read `workspace_id is null` from an index in page order otherwise.
+      select = select.where(sql<SqlBool>`workspace_id is null and scope = 'workspace'`);
+    }
+    if (createdByUserId !== undefined) {
+      select = select.where('created_by_type', '=', 'user').where('created_by_id', '=', slot('createdByUserId'));
+    }
+    if (cursor) {
+      select = select.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'id'), backwards ? '>' : '<', tuple(slot('anchorCreatedAt'), slot('anchorId'))),
+      );
+    }
+    return select.orderBy('created_at', order).orderBy('id', order).limit(slot('limitPlusOne'));
+  });
+  const at = now ?? nowMicros();
+  const rows = await core.run(query, {
+    organizationId,
+    now: at,
+    minusNow: -at,
+    workspaceId,
+    createdByUserId,
+    anchorCreatedAt: anchor?.createdAt,
+    anchorId: anchor?.id,
+    limitPlusOne: limit + 1,
+  });
+
+  const { page, hasMore } = pageOf(rows, limit, backwards);
+  return { kind: 'page', keys: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };
+}

@@ -1,0 +1,197 @@
+import { NOTHING, OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
+import { recordEvent, recordedFields } from '../audit-trail/record-event.js';
+import type { CoreCalls } from '../core/core-calls.js';
+import type { StoreCore } from '../core/store-core.js';
+import { isPostgres } from '../dialect.js';
+import { newId } from '../random.js';
+import { hashesEqual, issueSecret, type SecretKind } from '../secrets.js';
+import { nowMicros } from '../time.js';
+import type {
+  AdminKeyRecord,
+  AdminKeyStatus,
+  CreatedAdminKey,
+  CreatedVerifierKey,
+  Credential,
+  CredentialStore,
+  VerifierKeyRecord,
+  VerifierKeyStatus,
+} from '../types.js';
+import { byHash, CREDENTIAL_KEY_COLUMNS, type CredentialKeyValues, toCredentialKey } from './credential-rows.js';
+
+/** Creates an active admin key of the organization, and records its creation. */
+export async function createAdminKey(
+  core: StoreCore,
+  input: { organizationId: string; name: string },
+  context = OPERATOR_CHANGES,
+): Promise<CreatedAdminKey> {
+  const issued = issueSecret('admin');
+  const row = {
+    id: newId('adminkey'),
+    organization_id: input.organizationId,
+    name: input.name,
+    secret_hash: issued.hash,
+    partial_key_hint: issued.hint,
+    status: 'active' as const,
+    created_at: nowMicros(),
+  };
+  const adminKey = toCredentialKey(row);
+  return core.inTransaction(async (trx) => {
+    await trx.db.insertInto('admin_keys').values(row).execute();
+    await recordEvent(
+      trx,
+      {
+        organizationId: input.organizationId,
+        type: 'admin_key.created',
+        target: { type: 'admin_key', id: row.id },
+        before: NOTHING,
+        after: recordedFields(adminKey),
+      },
+      context,
+    );
+    return { adminKey, secret: issued.secret };
+  });
+}
+
+/** Enables or disables an admin key, under its lock; a status it already has changes and records nothing. */
+export async function setAdminKeyStatus(
+  core: StoreCore,
+  id: string,
+  status: AdminKeyStatus,
+  context = OPERATOR_CHANGES,
+): Promise<AdminKeyRecord | undefined> {
+  return core.inTransaction(async (trx) => {
+    let read = trx.db.selectFrom('admin_keys').select(CREDENTIAL_KEY_COLUMNS).where('id', '=', id);
+    if (isPostgres(trx.db)) {
+      read = read.forUpdate();
+    }
+    const found = await read.executeTakeFirst();
+    if (!found || found.status === status) {
+      return found && toCredentialKey(found);
+    }
+    const row = await trx.db
+      .updateTable('admin_keys')
+      .set({ status })
+      .where('id', '=', id)
+      .returning(CREDENTIAL_KEY_COLUMNS)
+      .executeTakeFirstOrThrow();
+    const adminKey = toCredentialKey(row);
+    trx.keyChanged({ kind: 'admin_key', id });
+    await recordEvent(
+      trx,
+      {
+        organizationId: adminKey.organizationId,
+        type: status === 'disabled' ? 'admin_key.disabled' : 'admin_key.enabled',
+        target: { type: 'admin_key', id },
+        before: recordedFields(toCredentialKey(found)),
+        after: recordedFields(adminKey),
+      },
+      context,
+    );
+    return adminKey;
+  });
+}
+
+/** The number of active admin keys, in every organization. */
+export async function countActiveAdminKeys(core: StoreCore): Promise<number> {
+  const { count } = await core.db
+    .selectFrom('admin_keys')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** What a secret hash belongs to (see `CredentialStore.findCredential`). */
+export async function findCredential(core: StoreCore, secretHash: string, kind?: SecretKind): Promise<Credential> {
+  const lookups: Record<SecretKind, () => Promise<Credential | undefined>> = {
+    admin: async () => {
+      const adminKey = await credentialKeyByHash(core, 'admin_keys', secretHash);
+      return adminKey && { kind: 'admin_key', adminKey };
+    },
+    verifier: async () => {
+      const verifierKey = await credentialKeyByHash(core, 'verifier_keys', secretHash);
+      return verifierKey && { kind: 'verifier_key', verifierKey };
+    },
+    apiKey: async () => {
+      const [row] = await core.run(byHash(core, 'api_keys', ['organization_id', 'secret_hash'] as const), {
+        hash: secretHash,
+      });
+      if (!row) {
+        return undefined;
+      }
+      const [organizationId, storedHash] = row as [string, string];
+      return hashesEqual(storedHash, secretHash) ? { kind: 'api_key', organizationId } : undefined;
+    },
+  };
+  for (const lookup of kind ? [lookups[kind]] : Object.values(lookups)) {
+    const credential = await lookup();
+    if (credential) {
+      return credential;
+    }
+  }
+  return { kind: 'unknown' };
+}
+
+/** The admin key or verifier key (the tables have the same columns) whose secret has this hash. */
+async function credentialKeyByHash(
+  core: StoreCore,
+  table: 'admin_keys' | 'verifier_keys',
+  secretHash: string,
+): Promise<(AdminKeyRecord & VerifierKeyRecord) | undefined> {
+  const [row] = await core.run(byHash(core, table, CREDENTIAL_KEY_COLUMNS), { hash: secretHash });
+  if (!row) {
+    return undefined;
+  }
+  const [id, organization_id, name, partial_key_hint, status, storedHash] = row as CredentialKeyValues;
+  return hashesEqual(storedHash, secretHash)
+    ? toCredentialKey({ id, organization_id, name, partial_key_hint, status })
+    : undefined;
+}
+
+/** Creates an active verifier key of the organization (not audited). */
+export async function createVerifierKey(
+  core: StoreCore,
+  input: { organizationId: string; name: string },
+): Promise<CreatedVerifierKey> {
+  const issued = issueSecret('verifier');
+  const row = {
+    id: newId('verifierkey'),
+    organization_id: input.organizationId,
+    name: input.name,
+    secret_hash: issued.hash,
+    partial_key_hint: issued.hint,
+    status: 'active' as const,
+    created_at: nowMicros(),
+  };
+  await core.db.insertInto('verifier_keys').values(row).execute();
+  return { verifierKey: toCredentialKey(row), secret: issued.secret };
+}
+
+/** Enables or disables a verifier key (not audited). */
+export async function setVerifierKeyStatus(
+  core: StoreCore,
+  id: string,
+  status: VerifierKeyStatus,
+): Promise<VerifierKeyRecord | undefined> {
+  const row = await core.db
+    .updateTable('verifier_keys')
+    .set({ status })
+    .where('id', '=', id)
+    .returning(['id', 'organization_id', 'name', 'partial_key_hint', 'status'])
+    .executeTakeFirst();
+  if (!row) {
+    return undefined;
+  }
+  core.keyChanged({ kind: 'verifier_key', id });
+  return toCredentialKey(row);
+}
+
+/** The calls of `CredentialStore`. */
+export const CREDENTIAL_CALLS = {
+  createAdminKey,
+  setAdminKeyStatus,
+  countActiveAdminKeys,
+  findCredential,
+  createVerifierKey,
+  setVerifierKeyStatus,
+} satisfies CoreCalls<CredentialStore>;
