@@ -175,7 +175,8 @@ function checkRotated(expectation: Expectation, context: SuccessContext, body: J
     BigInt((((expectation.body ?? {}) as Json).grace_period_seconds as number | undefined) ?? 0) * 1_000_000n;
   const shown = instantIn(previous.expires_at);
   const old = expiryOf(record);
-  const [earliest, latest] = [expectation.now + grace, BigInt(Date.now()) * 1000n + grace];
+  // The server's clock has microseconds; Date.now() is rounded down to its millisecond, hence the + 1.
+  const [earliest, latest] = [expectation.now + grace, BigInt(Date.now() + 1) * 1000n + grace];
   const fits =
     typeof shown === 'bigint' &&
     ((old !== null && old <= earliest && shown === old) || (shown >= earliest - 1_000_000n && shown <= latest));
