@@ -131,6 +131,16 @@ describe('apikeys API commands against the real server', () => {
       expect(output.has_more).toBe(false);
     });
 
+    it.each([
+      ['--after-id', 5, 10],
+      ['--before-id', 0, 5],
+    ] as const)('keys list %s, the earlier spelling of the cursor, prints the same page', async (flag, from, to) => {
+      const cursor = (flag === '--after-id' ? all[4]?.id : all[5]?.id) ?? '';
+      const output = await cliJson<ApiKeyList>('keys', 'list', '--json', '--limit', '5', flag, cursor);
+
+      expect(output.data.map((key) => key.id)).toEqual(all.slice(from, to).map((key) => key.id));
+    });
+
     it('keys list --status --workspace-id --created-by prints exactly the keys matching every filter', async () => {
       const output = await cliJson<ApiKeyList>(
         ...['keys', 'list', '--json', '--limit', '1000', '--status', 'inactive'],
@@ -286,6 +296,16 @@ describe('apikeys API commands against the real server', () => {
         case: 'both cursors',
         args: ['list', '--after', 'apikey_a', '--before', 'apikey_b'],
         message: /'--after <api_key_id>' cannot be used with option '--before <api_key_id>'/,
+      },
+      {
+        case: 'both cursors, one in its earlier spelling',
+        args: ['list', '--after', 'apikey_a', '--before-id', 'apikey_b'],
+        message: /'--after <api_key_id>' cannot be used with option '--before-id <api_key_id>'/,
+      },
+      {
+        case: 'one cursor in both spellings',
+        args: ['list', '--after', 'apikey_a', '--after-id', 'apikey_b'],
+        message: /'--after-id <api_key_id>' cannot be used with option '--after <api_key_id>'/,
       },
       {
         case: 'a base URL that is not http(s)',

@@ -1,7 +1,7 @@
 import type { ApiKeyStatus } from '@apikeys/api-types';
-import { toApiKeyJson } from '@apikeys/server/serializers';
 import { type Command, Option } from 'commander';
 import { API_KEY_STATUSES, NAME_LENGTH, parseId, parseInteger, parseName } from '../arguments.js';
+import { storedApiKeyJson } from '../format/stored-records.js';
 import { printJson } from '../output.js';
 import { operatorChanges, resolveOrganization, withStore } from '../store-session.js';
 
@@ -64,7 +64,7 @@ export function registerKeys(program: Command): Command {
           },
           operatorChanges(),
         );
-        printJson({ ...toApiKeyJson(apiKey), key: secret });
+        printJson({ ...storedApiKeyJson(apiKey), key: secret });
       }),
     );
 

@@ -9,6 +9,7 @@ import {
   withApiClient,
 } from '../../api-session.js';
 import { parseApiKeyId, parseId, parseInteger } from '../../arguments.js';
+import { addCursorOptions, type CursorOptions, cursorQuery } from '../../cursor-options.js';
 import { type AnyApiKey, apiKeyTable } from '../../format/api-key.js';
 import { JsonListWriter } from '../../format/json-list.js';
 import { keyProgress, NO_PROGRESS } from '../../format/progress.js';
@@ -20,13 +21,11 @@ export const ALL_PAGE_SIZE = 200;
 
 const NO_KEYS = 'No API keys found.';
 
-interface ListOptions extends ConnectionOptions {
+interface ListOptions extends ConnectionOptions, CursorOptions {
   status?: ApiKeyStatus<ApiVersion>;
   workspaceId?: string;
   createdBy?: string;
   limit?: number;
-  after?: string;
-  before?: string;
   all?: boolean;
   json?: boolean;
 }
@@ -51,8 +50,7 @@ function toQuery(options: ListOptions, limit: number | undefined): ListApiKeysQu
     ...(options.workspaceId === undefined ? {} : { workspace_id: options.workspaceId }),
     ...(options.createdBy === undefined ? {} : { created_by_user_id: options.createdBy }),
     ...(limit === undefined ? {} : { limit }),
-    ...(options.after === undefined ? {} : { after_id: options.after }),
-    ...(options.before === undefined ? {} : { before_id: options.before }),
+    ...cursorQuery(options),
   };
 }
 
@@ -118,18 +116,9 @@ export function registerKeysList(keys: Command): void {
         `the page size of the walk: ${ALL_PAGE_SIZE})`,
       parseInteger(LIST_LIMIT.minimum, LIST_LIMIT.maximum),
     )
-    .addOption(
-      new Option('--after <api_key_id>', 'start after (older than) this key: the next page')
-        .argParser(parseApiKeyId)
-        .conflicts('before'),
-    )
-    .addOption(
-      new Option('--before <api_key_id>', 'start before (newer than) this key: the previous page').argParser(
-        parseApiKeyId,
-      ),
-    )
     .option('--all', 'fetch every page (progress on stderr when it is a terminal)')
     .option('--json', 'print the API\'s response as JSON; with --all, {"data": [every key]}');
+  addCursorOptions(command, { noun: 'key', idName: 'api_key_id', parse: parseApiKeyId });
   addConnectionOptions(command).action((options: ListOptions, self: Command) => {
     checkStatus(options, options.status);
     const versionFlag = self.getOptionValueSource('apiVersion') === 'cli';
