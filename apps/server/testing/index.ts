@@ -7,6 +7,7 @@
 export { API_VERSION } from '@apikeys/api-types';
 export { DEFAULT_ORGANIZATION, seededRandom } from '@apikeys/store';
 export {
+  createEngineDatabase,
   createTestDatabase,
   databaseUrl,
   explainPostgres,
@@ -21,6 +22,8 @@ export {
   startPrivatePostgres,
   TEST_POSTGRES_URL,
   type TestDatabase,
+  type TestEngine,
+  testEngines,
 } from '@apikeys/store/testing';
 export {
   type ErrorBody,
