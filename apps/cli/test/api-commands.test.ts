@@ -5,7 +5,7 @@ import {
   API_KEYS_PATH,
   API_VERSION,
   closedPort,
-  createKey,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   type StartedServerProcess,
   snapshotKeys,
@@ -13,6 +13,7 @@ import {
 } from '@apikeys/server/testing';
 import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedApiKeyJson } from '../src/format/stored-records.js';
 import { runCli, runCliJson, tempDatabase } from './run-cli.js';
 
 const LONG_NAME = 'Payments reconciliation worker for the EU billing cluster (legacy)';
@@ -49,10 +50,14 @@ describe('apikeys API commands against the real server', () => {
       adminKey = (await store.createAdminKey({ organizationId, name: 'cli tests' })).secret;
       await store.seedApiKeys({ organizationId, count: 300, workspaces: 3, users: 4, seed: 11 });
       const createdBy = { id: 'user_ops', type: 'user' } as const;
-      target = (await createKey(store, organizationId, { name: 'to update', workspaceId: 'wrkspc_cli', createdBy }))
-        .apiKey;
-      longNamed = (await createKey(store, organizationId, { name: LONG_NAME, createdBy })).apiKey;
-      all = await snapshotKeys(store, organizationId);
+      const created = await createTestKey(store, organizationId, {
+        name: 'to update',
+        workspaceId: 'wrkspc_cli',
+        createdBy,
+      });
+      target = storedApiKeyJson(created.apiKey);
+      longNamed = storedApiKeyJson((await createTestKey(store, organizationId, { name: LONG_NAME, createdBy })).apiKey);
+      all = (await snapshotKeys(store, organizationId)).map((key) => storedApiKeyJson(key));
     } finally {
       await store.close();
     }

@@ -9,6 +9,7 @@ export { DEFAULT_ORGANIZATION, seededRandom } from '@apikeys/store';
 export {
   createEngineDatabase,
   createTestDatabase,
+  createTestKey,
   databaseUrl,
   explainPostgres,
   migrationNames,
@@ -23,6 +24,7 @@ export {
   TEST_POSTGRES_URL,
   type TestDatabase,
   type TestEngine,
+  type TestKeyFields,
   testEngines,
 } from '@apikeys/store/testing';
 export {
@@ -35,14 +37,7 @@ export {
   expectUnavailable,
   UNAVAILABLE_MESSAGES,
 } from './expect.js';
-export {
-  createKey,
-  createTestOrganization,
-  type KeyFields,
-  snapshotKeys,
-  storedKey,
-  type TestOrganization,
-} from './fixtures.js';
+export { createTestOrganization, snapshotKeys, type TestOrganization } from './fixtures.js';
 export { closedPort, fetchText, parseRawResponse, type RawResponse, sendRaw, type TextResponse } from './http.js';
 export {
   authHeaders,
