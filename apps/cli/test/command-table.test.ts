@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { OPERATION_INTRODUCED_IN } from '@apikeys/api-types';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CURSOR_ALIASES } from '../src/cursor-options.js';
+import { CURSOR_ALIASES } from '../src/list-options.js';
 import { buildProgram } from '../src/program.js';
 
 /** Every command that runs something (no subcommands), by its full name: `keys list`. */

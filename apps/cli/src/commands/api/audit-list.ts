@@ -8,10 +8,10 @@ import type {
 } from '@apikeys/client';
 import { type Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, checkOperation, withClientOf } from '../../api-session.js';
-import { parseId, parseInteger, parseRepeatedChoice, parseTimestamp } from '../../arguments.js';
-import { addCursorOptions, type CursorOptions, cursorQuery } from '../../cursor-options.js';
+import { parseId, parseRepeatedChoice, parseTimestamp } from '../../arguments.js';
 import { AUDIT_EVENT_TYPES, writeAuditEvents } from '../../format/audit-event.js';
 import { printable, shellWords } from '../../format/text.js';
+import { addCursorOptions, type CursorOptions, cursorQuery, limitOption } from '../../list-options.js';
 import { writeStdout } from '../../output.js';
 
 /** The page size of `--all` without `--limit`: the API's largest, for the fewest round trips in a long export. */
@@ -115,12 +115,7 @@ export function registerAudit(program: Command): void {
       parseTimestamp,
     )
     .option('--occurred-before <time>', 'only events strictly before this RFC 3339 time', parseTimestamp)
-    .option(
-      '--limit <n>',
-      `events per page, ${LIST_LIMIT.minimum} to ${LIST_LIMIT.maximum} (default: ${LIST_LIMIT.default}; with --all, ` +
-        `the page size of the walk: ${AUDIT_ALL_PAGE_SIZE})`,
-      parseInteger(LIST_LIMIT.minimum, LIST_LIMIT.maximum),
-    )
+    .addOption(limitOption('events', AUDIT_ALL_PAGE_SIZE))
     .option('--all', 'fetch every page, printing each event as it arrives')
     .option('--json', "print JSON Lines: one event per line, the API's event object as it is");
   addCursorOptions(command, {

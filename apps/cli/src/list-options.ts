@@ -1,4 +1,6 @@
+import { LIST_LIMIT } from '@apikeys/api-types';
 import { type Command, Option } from 'commander';
+import { parseInteger } from './arguments.js';
 
 /** The cursors of every list command: `--after` and `--before`, or their older spellings. */
 export interface CursorOptions {
@@ -50,4 +52,16 @@ export function cursorQuery(options: CursorOptions): { after_id?: string; before
     ...(after === undefined ? {} : { after_id: after }),
     ...(before === undefined ? {} : { before_id: before }),
   };
+}
+
+/**
+ * `--limit <n>`, the page size of a list command, within the API's bounds; `nouns` is what the command lists
+ * (`keys`), and `allPageSize` the page size of its `--all` walk without `--limit`.
+ */
+export function limitOption(nouns: string, allPageSize: number): Option {
+  return new Option(
+    '--limit <n>',
+    `${nouns} per page, ${LIST_LIMIT.minimum} to ${LIST_LIMIT.maximum} (default: ${LIST_LIMIT.default}; with --all, ` +
+      `the page size of the walk: ${allPageSize})`,
+  ).argParser(parseInteger(LIST_LIMIT.minimum, LIST_LIMIT.maximum));
 }
