@@ -9,10 +9,8 @@ import {
   type VerifierKeyRecord,
 } from '@apikeys/store';
 
-/**
- * The JSON the operator commands print for what they read from or write to the database: snake_case, like the
- * API's. Their output is an interface scripts depend on, so it does not follow the API's later versions.
- */
+// The JSON the operator commands print for what they read from or write to the database: snake_case, like the API's.
+// Their output is an interface scripts depend on, so it does not follow the API's later versions.
 
 /** An API key as the operator commands print it: the first API version's `ApiKey`, which scripts parse. */
 export type StoredApiKeyJson = v2023_06_01.components['schemas']['ApiKey'];
