@@ -1,20 +1,10 @@
-import { postgresAvailable } from '@apikeys/server/testing/postgres-available';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { engineProjects } from '@apikeys/store/testing/engines';
+import { defineConfig } from 'vitest/config';
 
-// The whole HTTP suite runs twice: on SQLite, and once more on PostgreSQL when a server is reachable (in CI it must
-// be: `postgresAvailable` throws there instead of skipping).
-const postgres: TestProjectInlineConfiguration[] = (await postgresAvailable())
-  ? [
-      {
-        extends: true,
-        test: {
-          name: 'postgres',
-          include: ['test/contract/**/*.test.ts', 'test/http/**/*.test.ts'],
-          env: { TEST_STORE: 'postgres' },
-        },
-      },
-    ]
-  : [];
+// The whole HTTP suite runs once per engine of the run (`testEngines`): on SQLite, and once more on PostgreSQL when a
+// server is reachable (in CI it must be: `postgresAvailable` throws there instead of skipping). The other tests open
+// the databases they need themselves, so they run once.
+const HTTP_SUITE = ['test/contract/**/*.test.ts', 'test/http/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -22,6 +12,6 @@ export default defineConfig({
     globalSetup: ['test/build-server.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    projects: [{ extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } }, ...postgres],
+    projects: await engineProjects((engine) => (engine.kind === 'sqlite' ? ['test/**/*.test.ts'] : HTTP_SUITE)),
   },
 });

@@ -1,11 +1,8 @@
-import { postgresAvailable } from '@apikeys/server/testing/postgres-available';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { engineProjects } from '@apikeys/store/testing/engines';
+import { defineConfig } from 'vitest/config';
 
-// Every test runs on SQLite, and once more on PostgreSQL when a server is reachable (in CI it must be:
-// `postgresAvailable` throws there instead of skipping).
-const postgres: TestProjectInlineConfiguration[] = (await postgresAvailable())
-  ? [{ extends: true, test: { name: 'postgres', env: { TEST_STORE: 'postgres' } } }]
-  : [];
+// Every test runs once per engine of the run (`testEngines`): on SQLite, and once more on PostgreSQL when a server is
+// reachable (in CI it must be: `postgresAvailable` throws there instead of skipping).
 
 export default defineConfig({
   test: {
@@ -16,6 +13,6 @@ export default defineConfig({
     // The SDK adds the headers of ANTHROPIC_CUSTOM_HEADERS to every request and reads a credential from
     // ANTHROPIC_API_KEY when none is passed: a developer's own settings must not change what these tests send.
     env: { ANTHROPIC_CUSTOM_HEADERS: '', ANTHROPIC_API_KEY: '', ANTHROPIC_AUTH_TOKEN: '', ANTHROPIC_BASE_URL: '' },
-    projects: [{ extends: true, test: { name: 'sqlite' } }, ...postgres],
+    projects: await engineProjects(),
   },
 });

@@ -5,7 +5,7 @@ import {
   API_KEYS_PATH,
   API_VERSION,
   closedPort,
-  createKey,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   type StartedServerProcess,
   snapshotKeys,
@@ -14,6 +14,7 @@ import {
 import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedApiKeyJson } from '../src/format/stored-records.js';
 import { runCli, runCliJson, tempDatabase } from './run-cli.js';
 
 const LONG_NAME = 'Payments reconciliation worker for the EU billing cluster (legacy)';
@@ -50,10 +51,14 @@ describe('apikeys API commands against the real server', () => {
       adminKey = (await store.createAdminKey({ organizationId, name: 'cli tests' })).secret;
       await seedApiKeys(store, { organizationId, count: 300, workspaces: 3, users: 4, seed: 11 });
       const createdBy = { id: 'user_ops', type: 'user' } as const;
-      target = (await createKey(store, organizationId, { name: 'to update', workspaceId: 'wrkspc_cli', createdBy }))
-        .apiKey;
-      longNamed = (await createKey(store, organizationId, { name: LONG_NAME, createdBy })).apiKey;
-      all = await snapshotKeys(store, organizationId);
+      const created = await createTestKey(store, organizationId, {
+        name: 'to update',
+        workspaceId: 'wrkspc_cli',
+        createdBy,
+      });
+      target = storedApiKeyJson(created.apiKey);
+      longNamed = storedApiKeyJson((await createTestKey(store, organizationId, { name: LONG_NAME, createdBy })).apiKey);
+      all = (await snapshotKeys(store, organizationId)).map((key) => storedApiKeyJson(key));
     } finally {
       await store.close();
     }
@@ -130,6 +135,16 @@ describe('apikeys API commands against the real server', () => {
 
       expect(output.data.map((key) => key.id)).toEqual(all.slice(0, 5).map((key) => key.id));
       expect(output.has_more).toBe(false);
+    });
+
+    it.each([
+      ['--after-id', 5, 10],
+      ['--before-id', 0, 5],
+    ] as const)('keys list %s, the earlier spelling of the cursor, prints the same page', async (flag, from, to) => {
+      const cursor = (flag === '--after-id' ? all[4]?.id : all[5]?.id) ?? '';
+      const output = await cliJson<ApiKeyList>('keys', 'list', '--json', '--limit', '5', flag, cursor);
+
+      expect(output.data.map((key) => key.id)).toEqual(all.slice(from, to).map((key) => key.id));
     });
 
     it('keys list --status --workspace-id --created-by prints exactly the keys matching every filter', async () => {
@@ -287,6 +302,16 @@ describe('apikeys API commands against the real server', () => {
         case: 'both cursors',
         args: ['list', '--after', 'apikey_a', '--before', 'apikey_b'],
         message: /'--after <api_key_id>' cannot be used with option '--before <api_key_id>'/,
+      },
+      {
+        case: 'both cursors, one in its earlier spelling',
+        args: ['list', '--after', 'apikey_a', '--before-id', 'apikey_b'],
+        message: /'--after <api_key_id>' cannot be used with option '--before-id <api_key_id>'/,
+      },
+      {
+        case: 'one cursor in both spellings',
+        args: ['list', '--after', 'apikey_a', '--after-id', 'apikey_b'],
+        message: /'--after-id <api_key_id>' cannot be used with option '--after <api_key_id>'/,
       },
       {
         case: 'a base URL that is not http(s)',

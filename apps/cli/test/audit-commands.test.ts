@@ -142,7 +142,7 @@ describe('apikeys audit commands against the real server', () => {
       const rows = lines.slice(1, 21);
       expect(rows.map((row) => cells(header, row).OCCURRED)).toEqual(all.slice(0, 20).map((e) => e.occurred_at));
       expect(rows.map((row) => cells(header, row).TYPE)).toEqual(all.slice(0, 20).map((e) => e.type));
-      expect(lines.slice(21)).toEqual(['', `next page: apikeys audit list --after-id ${all[19]?.id}`]);
+      expect(lines.slice(21)).toEqual(['', `next page: apikeys audit list --after ${all[19]?.id}`]);
     });
 
     it('shows who changed what: the admin key or operator:<OS user>, the target, and the changes compactly', async () => {
@@ -189,9 +189,34 @@ describe('apikeys audit commands against the real server', () => {
 
       expect(events).toEqual(all.slice(7, 10));
       expect(table.stdout.trimEnd().split('\n').at(-1)).toBe(
-        `newer events: apikeys audit list --limit 3 --before-id ${all[7]?.id}`,
+        `newer events: apikeys audit list --limit 3 --before ${all[7]?.id}`,
       );
     });
+
+    it.each([
+      ['--after', 5, 10],
+      ['--before', 7, 10],
+    ] as const)(
+      '%s, the spelling of every list command, prints the same page as its -id spelling',
+      async (flag, from, to) => {
+        const cursor = (flag === '--after' ? all[4]?.id : all[10]?.id) ?? '';
+        const { events } = await cliLines(
+          'audit',
+          'list',
+          '--json',
+          '--limit',
+          flag === '--after' ? '5' : '3',
+          flag,
+          cursor,
+        );
+        const { events: earlier } = await cliLines(
+          ...['audit', 'list', '--json', '--limit', flag === '--after' ? '5' : '3', `${flag}-id`, cursor],
+        );
+
+        expect(events).toEqual(all.slice(from, to));
+        expect(events).toEqual(earlier);
+      },
+    );
 
     it('--target-id prints the history of one key, newest first', async () => {
       const { events } = await cliLines('audit', 'list', '--json', '--target-id', audited.id);
@@ -262,7 +287,7 @@ describe('apikeys audit commands against the real server', () => {
       );
 
       expect(result.stdout.trimEnd().split('\n').at(-1)).toMatch(
-        /^next page: apikeys audit list --type api_key.updated --type api_key.created --limit 2 --after-id auditevt_\w+$/,
+        /^next page: apikeys audit list --type api_key.updated --type api_key.created --limit 2 --after auditevt_\w+$/,
       );
     });
 
@@ -374,6 +399,11 @@ describe('apikeys audit commands against the real server', () => {
         case: 'both cursors',
         args: ['--after-id', 'auditevt_a', '--before-id', 'auditevt_b'],
         message: /'--after-id <audit_event_id>' cannot be used with option '--before-id <audit_event_id>'/,
+      },
+      {
+        case: 'both cursors, in the spelling of every list command',
+        args: ['--after', 'auditevt_a', '--before', 'auditevt_b'],
+        message: /'--after <audit_event_id>' cannot be used with option '--before <audit_event_id>'/,
       },
       {
         case: 'a time without a time zone',

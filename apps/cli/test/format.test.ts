@@ -1,4 +1,5 @@
 import type { AuditEvent } from '@apikeys/client';
+import type { ApiKeyRecord } from '@apikeys/store';
 import { describe, expect, it } from 'vitest';
 import {
   actorText,
@@ -10,6 +11,7 @@ import {
 } from '../src/format/audit-event.js';
 import { JsonListWriter } from '../src/format/json-list.js';
 import { keyProgress } from '../src/format/progress.js';
+import { microsToRfc3339, storedApiKeyJson } from '../src/format/stored-records.js';
 import { fixedTableLine, renderTable } from '../src/format/table.js';
 import { displayWidth, printable, shellWords, truncate } from '../src/format/text.js';
 
@@ -240,5 +242,47 @@ describe('writeAuditEvents', () => {
     });
 
     expect(out).toBe(output);
+  });
+});
+
+describe('the JSON of stored records (operator commands)', () => {
+  const key: ApiKeyRecord = {
+    id: 'apikey_000000000000000000000001',
+    name: 'Production backend',
+    workspaceId: null,
+    createdAt: 1_730_332_707_427_722,
+    createdBy: { id: 'user_alice', type: 'user' },
+    partialKeyHint: 'sk-api-abcd...wxyz',
+    status: 'active',
+    expiresAt: null,
+    principal: null,
+    scope: 'workspace',
+  };
+
+  it("prints an API key in the first API version's shape, its creation time in microseconds", () => {
+    expect(storedApiKeyJson(key)).toEqual({
+      id: key.id,
+      type: 'api_key',
+      name: 'Production backend',
+      workspace_id: null,
+      created_at: '2024-10-30T23:58:27.427722Z',
+      created_by: { id: 'user_alice', type: 'user' },
+      partial_key_hint: 'sk-api-abcd...wxyz',
+      status: 'active',
+    });
+  });
+
+  it('prints an expired key as inactive, since that version has no expiry', () => {
+    const expiresAt = key.createdAt + 1;
+
+    expect(storedApiKeyJson({ ...key, expiresAt }, expiresAt).status).toBe('inactive');
+  });
+
+  it.each([
+    [0, '1970-01-01T00:00:00.000000Z'],
+    [1_000_000, '1970-01-01T00:00:01.000000Z'],
+    [1_730_332_707_000_005, '2024-10-30T23:58:27.000005Z'],
+  ])('formats %i microseconds as %s', (micros, text) => {
+    expect(microsToRfc3339(micros)).toBe(text);
   });
 });

@@ -57,24 +57,35 @@ const NOT_A_STATUS = `${statuses.join('')}x`;
 const rejected = (option: string, value: string, reason: string) =>
   `error: option '${option}' argument '${value}' is invalid. ${reason}\n(run with --help for usage)\n`;
 
-// `keys list` parses its arguments before it calls the API; an API that cannot be reached (exit 1) shows that the
-// arguments were accepted, where a rejected argument exits 2.
-describe.concurrent('apikeys keys list takes the bounds of the spec', () => {
+/**
+ * Runs the CLI against an API where nothing listens (registering the `beforeAll` that finds such a port): a command
+ * that parsed its arguments then fails to reach it (exit 1), which `expectUnreachable` checks.
+ */
+function unreachableApi() {
   let env: NodeJS.ProcessEnv;
   let baseUrl: string;
   beforeAll(async () => {
     baseUrl = `http://127.0.0.1:${await closedPort()}`;
     env = { APIKEYS_BASE_URL: baseUrl, APIKEYS_ADMIN_KEY: `sk-adm-${'x'.repeat(43)}` };
   });
-  const expectUnreachable = (result: { code: number; stdout: string; stderr: string }) => {
-    expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toMatch(
-      new RegExp(`^apikeys: error: cannot reach the API at ${baseUrl}: connection refused\\n`),
-    );
+  return {
+    cli: (args: string[]) => runCli(args, env),
+    expectUnreachable(result: { code: number; stdout: string; stderr: string }) {
+      expect(result).toMatchObject({ code: 1, stdout: '' });
+      expect(result.stderr).toMatch(
+        new RegExp(`^apikeys: error: cannot reach the API at ${baseUrl}: connection refused\\n`),
+      );
+    },
   };
+}
+
+// `keys list` parses its arguments before it calls the API; an API that cannot be reached (exit 1) shows that the
+// arguments were accepted, where a rejected argument exits 2.
+describe.concurrent('apikeys keys list takes the bounds of the spec', () => {
+  const { cli, expectUnreachable } = unreachableApi();
 
   it(`--limit of the spec's maximum passes argument parsing`, async () => {
-    const result = await runCli(['keys', 'list', `--limit=${limit.maximum}`], env);
+    const result = await cli(['keys', 'list', `--limit=${limit.maximum}`]);
 
     expectUnreachable(result);
   });
@@ -83,7 +94,7 @@ describe.concurrent('apikeys keys list takes the bounds of the spec', () => {
     { case: 'one above the maximum', value: limit.maximum + 1 },
     { case: 'one below the minimum', value: limit.minimum - 1 },
   ])('--limit $case exits 2 naming both bounds', async ({ value }) => {
-    const result = await runCli(['keys', 'list', `--limit=${value}`], env);
+    const result = await cli(['keys', 'list', `--limit=${value}`]);
 
     expect(result).toEqual({
       code: 2,
@@ -93,13 +104,13 @@ describe.concurrent('apikeys keys list takes the bounds of the spec', () => {
   });
 
   it.each(statuses)('--status %s passes argument parsing', async (status) => {
-    const result = await runCli(['keys', 'list', '--status', status], env);
+    const result = await cli(['keys', 'list', '--status', status]);
 
     expectUnreachable(result);
   });
 
   it('--status of another value exits 2 naming exactly the statuses of the spec', async () => {
-    const result = await runCli(['keys', 'list', '--status', NOT_A_STATUS], env);
+    const result = await cli(['keys', 'list', '--status', NOT_A_STATUS]);
 
     expect(result).toEqual({
       code: 2,
@@ -109,7 +120,7 @@ describe.concurrent('apikeys keys list takes the bounds of the spec', () => {
   });
 
   it(`--help shows the spec's bounds and default of --limit and its statuses as the choices of --status`, async () => {
-    const result = await runCli(['keys', 'list', '--help'], env);
+    const result = await cli(['keys', 'list', '--help']);
 
     expect(result).toMatchObject({ code: 0, stderr: '' });
     // Help is wrapped to the terminal's width: compare it with every run of whitespace made one space.
@@ -156,21 +167,10 @@ describe.concurrent(`apikeys keys create takes the spec's length of a name`, () 
 
 // `audit list` checks its --type and --limit before it calls the API, as `keys list` does.
 describe.concurrent('apikeys audit list takes the bounds of the spec', () => {
-  let env: NodeJS.ProcessEnv;
-  let baseUrl: string;
-  beforeAll(async () => {
-    baseUrl = `http://127.0.0.1:${await closedPort()}`;
-    env = { APIKEYS_BASE_URL: baseUrl, APIKEYS_ADMIN_KEY: `sk-adm-${'x'.repeat(43)}` };
-  });
-  const expectUnreachable = (result: { code: number; stdout: string; stderr: string }) => {
-    expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toMatch(
-      new RegExp(`^apikeys: error: cannot reach the API at ${baseUrl}: connection refused\\n`),
-    );
-  };
+  const { cli, expectUnreachable } = unreachableApi();
 
   it('--type takes every type of the spec, repeated', async () => {
-    const result = await runCli(['audit', 'list', ...auditEventTypes.flatMap((type) => ['--type', type])], env);
+    const result = await cli(['audit', 'list', ...auditEventTypes.flatMap((type) => ['--type', type])]);
 
     expectUnreachable(result);
   });
@@ -178,7 +178,7 @@ describe.concurrent('apikeys audit list takes the bounds of the spec', () => {
   it('--type of another value exits 2 naming exactly the types of the spec', async () => {
     const notAType = `${auditEventTypes.join('')}x`;
 
-    const result = await runCli(['audit', 'list', '--type', notAType], env);
+    const result = await cli(['audit', 'list', '--type', notAType]);
 
     expect(result).toEqual({
       code: 2,
@@ -191,7 +191,7 @@ describe.concurrent('apikeys audit list takes the bounds of the spec', () => {
     { case: 'one above the maximum', value: limit.maximum + 1 },
     { case: 'one below the minimum', value: limit.minimum - 1 },
   ])('--limit $case exits 2 naming both bounds', async ({ value }) => {
-    const result = await runCli(['audit', 'list', `--limit=${value}`], env);
+    const result = await cli(['audit', 'list', `--limit=${value}`]);
 
     expect(result).toEqual({
       code: 2,
@@ -201,7 +201,7 @@ describe.concurrent('apikeys audit list takes the bounds of the spec', () => {
   });
 
   it(`--help shows the spec's bounds and default of --limit and its types as the choices of --type`, async () => {
-    const result = await runCli(['audit', 'list', '--help'], env);
+    const result = await cli(['audit', 'list', '--help']);
 
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const help = result.stdout.replace(/\s+/g, ' ');

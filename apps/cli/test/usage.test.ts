@@ -34,7 +34,10 @@ describe.concurrent('apikeys --help', () => {
     { command: ['keys', 'seed'], mentions: ['--count', '--org', '--workspaces', '--users', '--seed'] },
     {
       command: ['keys', 'list'],
-      mentions: ['--status', '--workspace-id', '--created-by', '--limit', '--after', '--before', '--all', '--json'],
+      mentions: [
+        ...['--status', '--workspace-id', '--created-by', '--limit', '--after', '--before', '--all', '--json'],
+        ...['--after-id', '--before-id'],
+      ],
     },
     { command: ['keys', 'get'], mentions: ['<api_key_id>', '--json', 'APIKEYS_BASE_URL', 'APIKEYS_ADMIN_KEY'] },
     { command: ['keys', 'update'], mentions: ['<api_key_id>', '--name', '--status', 'archived', '--admin-key'] },
@@ -44,7 +47,7 @@ describe.concurrent('apikeys --help', () => {
       command: ['audit', 'list'],
       mentions: [
         ...['--target-id', '--actor-id', '--type', '--occurred-after', '--occurred-before', '--limit'],
-        ...['--after-id', '--before-id', '--all', '--json', 'JSON Lines', 'APIKEYS_ADMIN_KEY'],
+        ...['--after', '--before', '--after-id', '--before-id', '--all', '--json', 'JSON Lines', 'APIKEYS_ADMIN_KEY'],
       ],
     },
   ])('apikeys $command --help prints the usage on stdout and exits 0', async ({ command, mentions }) => {

@@ -8,7 +8,9 @@ export { API_VERSION } from '@apikeys/api-types';
 export { DEFAULT_ORGANIZATION, seededRandom } from '@apikeys/store';
 export { seedApiKeys, seedAuditEvents } from '@apikeys/store/seeding';
 export {
+  createEngineDatabase,
   createTestDatabase,
+  createTestKey,
   databaseUrl,
   explainPostgres,
   migrationNames,
@@ -22,6 +24,9 @@ export {
   startPrivatePostgres,
   TEST_POSTGRES_URL,
   type TestDatabase,
+  type TestEngine,
+  type TestKeyFields,
+  testEngines,
 } from '@apikeys/store/testing';
 export {
   type ErrorBody,
@@ -33,14 +38,7 @@ export {
   expectUnavailable,
   UNAVAILABLE_MESSAGES,
 } from './expect.js';
-export {
-  createKey,
-  createTestOrganization,
-  type KeyFields,
-  snapshotKeys,
-  storedKey,
-  type TestOrganization,
-} from './fixtures.js';
+export { createTestOrganization, snapshotKeys, type TestOrganization } from './fixtures.js';
 export { closedPort, fetchText, parseRawResponse, type RawResponse, sendRaw, type TextResponse } from './http.js';
 export {
   authHeaders,

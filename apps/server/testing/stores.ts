@@ -1,8 +1,8 @@
 import { type OpenedStore, openSqliteStore, openStore, SQLITE_MEMORY } from '@apikeys/store';
-import { createTestDatabase } from '@apikeys/store/testing';
+import { createTestDatabase, projectEngine } from '@apikeys/store/testing';
 
-/** Which store a suite runs on: the vitest `postgres` projects set TEST_STORE=postgres. */
-export const TEST_STORE: 'sqlite' | 'postgres' = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+/** Which store a suite runs on: the engine of its vitest project (`engineProjects`). */
+export const TEST_STORE = projectEngine().kind;
 
 /**
  * A fresh, empty, unmigrated store of the suite's kind: an in-memory SQLite database, or a PostgreSQL database

@@ -1,8 +1,9 @@
 import type { ApiKey } from '@apikeys/api-types';
 import { LATEST_API_VERSION } from '@apikeys/api-types';
+import { toApiKeyJson } from '@apikeys/server/serializers';
 import {
   API_VERSION,
-  createKey,
+  createTestKey,
   startTestServer,
   type TestOrganization,
   type TestServer,
@@ -20,8 +21,8 @@ import { observedFetch } from './support/observed-fetch.js';
 
 let server: TestServer;
 let organization: TestOrganization;
-// The keys below are created in the store and read in the first version's shape (`createKey`): the client that
-// reads them speaks that version. The latest version has its own tests (lifecycle.test.ts).
+// The keys below are created in the store and serialized in the first version's shape (`toApiKeyJson`): the client
+// that reads them speaks that version. The latest version has its own tests (lifecycle.test.ts).
 let client: AdminClient<typeof API_VERSION>;
 let keys: ApiKey[];
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const created = [];
   for (const [index, status] of (['active', 'inactive', 'archived', 'active'] as const).entries()) {
     created.push(
-      await createKey(server.store, organization.id, {
+      await createTestKey(server.store, organization.id, {
         name: `key ${index}`,
         workspaceId: index % 2 === 0 ? 'wrkspc_even' : null,
         createdBy: { id: `user_${index % 2}`, type: 'user' },
@@ -39,7 +40,7 @@ beforeAll(async () => {
       }),
     );
   }
-  keys = created.map(({ apiKey }) => apiKey).reverse();
+  keys = created.map(({ apiKey }) => toApiKeyJson(apiKey)).reverse();
   client = createAdminClient({ baseUrl: server.baseUrl, apiKey: organization.adminKey, apiVersion: API_VERSION });
 });
 

@@ -1,5 +1,5 @@
 import { type ErrorType, MAX_REQUEST_BODY_BYTES } from '@apikeys/api-types';
-import { createKey, startTestServer, type TestOrganization, type TestServer } from '@apikeys/server/testing';
+import { createTestKey, startTestServer, type TestOrganization, type TestServer } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AdminClient,
@@ -43,7 +43,7 @@ function expectFromServer(error: ApiKeysError, status: number, type: ErrorType, 
 beforeAll(async () => {
   server = await startTestServer();
   organization = await server.createOrganization('errors');
-  const { apiKey } = await createKey(server.store, organization.id, {
+  const { apiKey } = await createTestKey(server.store, organization.id, {
     name: 'target',
     createdBy: { id: 'user_errors', type: 'user' },
   });
@@ -88,7 +88,7 @@ describe('errors from the server', () => {
   });
 
   it('throws PermissionError (403) for a regular API key used as the admin key', async () => {
-    const { secret } = await createKey(server.store, organization.id, {
+    const { secret } = await createTestKey(server.store, organization.id, {
       name: 'regular',
       createdBy: { id: 'user_errors', type: 'user' },
     });

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,21 +6,18 @@ import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { seedAuditEvents } from '../src/seeding/index.js';
 import { openSqliteStore } from '../src/sqlite/open-sqlite-store.js';
 import type { AuditEventFilters, EpochMicros, PageCursor, Store } from '../src/types.js';
+import { testEngines } from '../testing/engines.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
 import { explainPostgres, type PlanNode, planNodes } from '../testing/query-plans.js';
 import { type AuditTrailSubject, describeAuditTrail, REFUSED_BY_TEST, type RefusedChange } from './audit-trail.js';
+import { tempDatabasePath } from './engine-stores.js';
 
 // In CI this throws when PostgreSQL is unreachable, so these tests are never skipped there.
 const available = await postgresAvailable();
 
 /** Events of the organization the plans are checked on; enough for the planners to prefer an index to a sort. */
 const PLAN_EVENTS = 20_000;
-
-async function tempDatabasePath(): Promise<{ path: string; removeDir: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'apikeys-audit-test-'));
-  return { path: join(dir, 'api-keys.sqlite'), removeDir: () => rm(dir, { recursive: true, force: true }) };
-}
 
 /** The name of each test trigger: distinct, so that one left behind by a failed test never blocks the next. */
 let triggerCount = 0;
@@ -95,10 +89,15 @@ async function postgresSubject(): Promise<AuditTrailSubject> {
   };
 }
 
-describeAuditTrail('SQLite file', sqliteSubject, { truncate: false });
+/** The audit trail's subject on each engine; only PostgreSQL has TRUNCATE, which the trail must refuse too. */
+const SUBJECTS = {
+  sqlite: { name: 'SQLite file', open: sqliteSubject, truncate: false },
+  postgres: { name: 'PostgreSQL', open: postgresSubject, truncate: true },
+} as const;
 
-describe.runIf(available)('PostgreSQL', () => {
-  describeAuditTrail('PostgreSQL', postgresSubject, { truncate: true });
+describe.each(await testEngines())('$name', ({ kind }) => {
+  const { name, open, truncate } = SUBJECTS[kind];
+  describeAuditTrail(name, open, { truncate });
 });
 
 /** Moments the plan checks filter on: one a quarter of the trail from its oldest event, one from its newest. */

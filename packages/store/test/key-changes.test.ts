@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openMigratedStore, type StoreLocation } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import type { KeyChangeEvent, Store } from '../src/types.js';
+import { createTestKey } from '../testing/keys.js';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
 import { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from '../testing/private-postgres.js';
@@ -37,13 +38,7 @@ const changedIds = (events: KeyChangeEvent[]) =>
   events.flatMap((event) => (event.type === 'changed' ? [`${event.change.kind}:${event.change.id}`] : []));
 
 async function newKey(store: Store, name = 'watched') {
-  return (
-    await store.createApiKey({
-      organizationId: DEFAULT_ORGANIZATION.id,
-      name,
-      createdBy: { type: 'user', id: 'user_alice' },
-    })
-  ).apiKey;
+  return (await createTestKey(store, DEFAULT_ORGANIZATION.id, { name })).apiKey;
 }
 
 describe('watchKeyChanges on SQLite', () => {

@@ -12,9 +12,9 @@ import { openStore, type StoreLocation } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { AUDIT_EVENTS_TABLE_COLUMNS } from '../src/schema.js';
 import type { Store } from '../src/types.js';
+import { POSTGRES, testEngines } from '../testing/engines.js';
 import { migrationNames } from '../testing/index.js';
 import { createTestDatabase } from '../testing/postgres.js';
-import { postgresAvailable } from '../testing/postgres-available.js';
 import { insertLegacyKeys, type LegacyKeyRow } from './legacy-keys.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../src/migrations/', import.meta.url));
@@ -106,12 +106,14 @@ async function migrate(db: Kysely<unknown>, migration: string): Promise<void> {
   expect(error).toBeUndefined();
 }
 
-const ENGINES = [
-  { engine: 'SQLite', open: sqliteSubject, available: true },
-  { engine: 'PostgreSQL', open: postgresSubject, available: await postgresAvailable() },
-];
+/** The engines of the run (`testEngines`), each with how to open a subject on it. */
+const engines = await testEngines();
+const ENGINES = engines.map((engine) => ({
+  engine: engine.name,
+  open: engine.kind === 'sqlite' ? sqliteSubject : postgresSubject,
+}));
 
-describe.each(ENGINES.filter(({ available }) => available))('0004 on $engine', ({ open }) => {
+describe.each(ENGINES)('0004 on $engine', ({ open }) => {
   let subject: Subject;
   let store: Store | undefined;
 
@@ -306,7 +308,7 @@ describe.each(ENGINES.filter(({ available }) => available))('0004 on $engine', (
 
 const BEFORE_AUDIT_EVENTS = '0004-expiry-principals-default-workspaces';
 
-describe.each(ENGINES.filter(({ available }) => available))('0005 on $engine', ({ open }) => {
+describe.each(ENGINES)('0005 on $engine', ({ open }) => {
   let subject: Subject;
   let store: Store | undefined;
 
@@ -426,7 +428,7 @@ describe.each(ENGINES.filter(({ available }) => available))('0005 on $engine', (
   });
 });
 
-describe.runIf(await postgresAvailable())('0006 on PostgreSQL', () => {
+describe.runIf(engines.includes(POSTGRES))('0006 on PostgreSQL', () => {
   let subject: Subject;
   let store: Store | undefined;
   let holder: pg.Client | undefined;
@@ -513,7 +515,7 @@ const LATEST_EXPIRY_MICROS = 7_258_118_399_999_999;
 /** What `9999-12-31T23:59:59.999999Z` became in a number, and so in the database, before the range existed. */
 const YEAR_9999 = 253_402_300_800_000_000;
 
-describe.each(ENGINES.filter(({ available }) => available))('0009 on $engine', ({ open }) => {
+describe.each(ENGINES)('0009 on $engine', ({ open }) => {
   let subject: Subject;
   let store: Store | undefined;
 

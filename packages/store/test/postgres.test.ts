@@ -10,40 +10,15 @@ import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
 import { explainPostgres, type PlanNode, planNodes } from '../testing/query-plans.js';
-import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, listPage, type StoreUnderTest } from './conformance.js';
+import { listPage } from './conformance.js';
+import { postgresStore } from './engine-stores.js';
 import { insertLegacyKeys } from './legacy-keys.js';
 import { CURSOR_SHAPES, FILTER_SHAPES, ROW_CHECKED_STATUS_SHAPES } from './list-query-shapes.js';
 
 // In CI this throws when PostgreSQL is unreachable, so these tests are never skipped there.
 const available = await postgresAvailable();
 
-/** The connections per pool of the conformance suite's stores. */
-const POOL_SIZE = 4;
-
-/** A store on a database of its own; `setCreatedAt` writes through a connection of its own to create ties. */
-async function postgresStore(options: Parameters<typeof openStore>[1] = {}): Promise<StoreUnderTest> {
-  const database = await createTestDatabase();
-  const opened = await openStore(
-    { kind: 'postgres', url: database.url },
-    { poolSize: POOL_SIZE, bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT, ...options },
-  );
-  return {
-    ...opened,
-    async setCreatedAt(apiKeyIds, micros) {
-      const result = await onPostgres(database.url, (client) =>
-        client.query('update api_keys set created_at = $1 where id = any($2::text[])', [micros, apiKeyIds]),
-      );
-      if (result.rowCount !== apiKeyIds.length) {
-        throw new Error(`setCreatedAt changed ${result.rowCount} of ${apiKeyIds.length} keys`);
-      }
-    },
-    cleanup: () => database.drop(),
-  };
-}
-
 describe.runIf(available)('PostgreSQL', () => {
-  describeStoreConformance('PostgreSQL', () => postgresStore(), { equalTimestamps: true, poolSize: POOL_SIZE });
-
   describe('query plans', () => {
     let database: TestDatabase;
     let store: Store;

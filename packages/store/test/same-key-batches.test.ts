@@ -4,6 +4,7 @@ import { openMigratedStore } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { type BatchRunner, SameKeyBatches } from '../src/same-key-batches.js';
 import type { Store } from '../src/types.js';
+import { createTestKey } from '../testing/keys.js';
 import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
 
@@ -129,12 +130,7 @@ describe.runIf(available)('concurrent updates of one key on PostgreSQL', () => {
   });
 
   async function newKey() {
-    const { apiKey } = await store.createApiKey({
-      organizationId: DEFAULT_ORGANIZATION.id,
-      name: 'hot',
-      createdBy: { type: 'user', id: 'user_alice' },
-    });
-    return apiKey;
+    return (await createTestKey(store, DEFAULT_ORGANIZATION.id, { name: 'hot' })).apiKey;
   }
 
   /** The name changes the key's update events recorded, in the order of the events. */

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -9,51 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../src/migrations/index.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import { seedApiKeys } from '../src/seeding/index.js';
-import { configureConnection, openSqliteStore, SQLITE_MEMORY } from '../src/sqlite/open-sqlite-store.js';
+import { configureConnection, openSqliteStore } from '../src/sqlite/open-sqlite-store.js';
 import type { ApiKeyFilters, PageCursor, Store } from '../src/types.js';
 import { explainSqlite } from '../testing/query-plans.js';
-import { CONFORMANCE_ROWS_PER_COMMIT, describeStoreConformance, listPage, type StoreUnderTest } from './conformance.js';
+import { listPage } from './conformance.js';
+import { tempDatabasePath } from './engine-stores.js';
 import { insertLegacyKeys } from './legacy-keys.js';
 import { CURSOR_SHAPES, FILTER_SHAPES, ROW_CHECKED_STATUS_SHAPES } from './list-query-shapes.js';
 
 const PACKAGE_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
-
-async function tempDatabasePath(): Promise<{ path: string; removeDir: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'apikeys-store-test-'));
-  return { path: join(dir, 'api-keys.sqlite'), removeDir: () => rm(dir, { recursive: true, force: true }) };
-}
-
-/** A store on a new temporary file; equal timestamps are written through a second connection to the same file. */
-async function openTempFileStore(): Promise<StoreUnderTest> {
-  const { path, removeDir } = await tempDatabasePath();
-  let side: Database.Database | undefined;
-  return {
-    ...openSqliteStore(path, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }),
-    async setCreatedAt(apiKeyIds, micros) {
-      side ??= new Database(path);
-      const update = side.prepare('update api_keys set created_at = ? where id = ?');
-      const changed = side.transaction(() => apiKeyIds.reduce((sum, id) => sum + update.run(micros, id).changes, 0))();
-      if (changed !== apiKeyIds.length) {
-        throw new Error(`setCreatedAt changed ${changed} of ${apiKeyIds.length} keys`);
-      }
-    },
-    async cleanup() {
-      side?.close();
-      await removeDir();
-    },
-  };
-}
-
-describeStoreConformance(
-  'SQLite in memory',
-  async () => openSqliteStore(SQLITE_MEMORY, { bulkLoadRowsPerCommit: CONFORMANCE_ROWS_PER_COMMIT }),
-  {
-    equalTimestamps: false,
-  },
-);
-
-// The file database also runs the tests of equal created_at, written straight into the file.
-describeStoreConformance('SQLite file', openTempFileStore, { equalTimestamps: true });
 
 describe('SQLite durability', () => {
   let path: string;

@@ -2,22 +2,12 @@ import type { AdminKeyRecord, ChangeContext, Store, VerifierKeyRecord } from '@a
 import type { Command } from 'commander';
 import { NAME_LENGTH, parseId, parseName } from '../arguments.js';
 import { UsageError } from '../errors.js';
+import { credentialKeyJson } from '../format/stored-records.js';
 import { printJson } from '../output.js';
 import { operatorChanges, resolveOrganization, withStore } from '../store-session.js';
 
 /** An admin key or a verifier key: the keys that authenticate calls to the API. */
 type CredentialKey = AdminKeyRecord | VerifierKeyRecord;
-
-/** A credential key as the CLI prints it: snake_case, like the API's JSON. */
-function describe(key: CredentialKey) {
-  return {
-    id: key.id,
-    organization_id: key.organizationId,
-    name: key.name,
-    partial_key_hint: key.partialKeyHint,
-    status: key.status,
-  };
-}
 
 /** What differs between the commands of admin keys and of verifier keys. */
 interface CredentialKeyCommands {
@@ -55,7 +45,7 @@ function registerCredentialKeys(program: Command, kind: CredentialKeyCommands): 
       withStore(async (store) => {
         const organizationId = await resolveOrganization(store, options.org);
         const { key, secret } = await kind.create(store, { organizationId, name: options.name }, operatorChanges());
-        printJson({ ...describe(key), key: secret });
+        printJson({ ...credentialKeyJson(key), key: secret });
       }),
     );
 
@@ -72,7 +62,7 @@ function registerCredentialKeys(program: Command, kind: CredentialKeyCommands): 
           if (!key) {
             throw new UsageError(`${kind.noun} ${id} does not exist`);
           }
-          printJson(describe(key));
+          printJson(credentialKeyJson(key));
         }),
       );
   }

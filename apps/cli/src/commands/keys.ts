@@ -1,8 +1,8 @@
 import type { ApiKeyStatus } from '@apikeys/api-types';
-import { toApiKeyJson } from '@apikeys/server/serializers';
 import { seedApiKeys } from '@apikeys/store/seeding';
 import { type Command, Option } from 'commander';
 import { API_KEY_STATUSES, NAME_LENGTH, parseId, parseInteger, parseName } from '../arguments.js';
+import { storedApiKeyJson } from '../format/stored-records.js';
 import { printJson } from '../output.js';
 import { operatorChanges, resolveOrganization, withStore } from '../store-session.js';
 
@@ -65,7 +65,7 @@ export function registerKeys(program: Command): Command {
           },
           operatorChanges(),
         );
-        printJson({ ...toApiKeyJson(apiKey), key: secret });
+        printJson({ ...storedApiKeyJson(apiKey), key: secret });
       }),
     );
 

@@ -1,13 +1,8 @@
-import type { OrganizationRecord } from '@apikeys/store';
 import type { Command } from 'commander';
 import { NAME_LENGTH, parseName } from '../arguments.js';
+import { organizationJson } from '../format/stored-records.js';
 import { printJson } from '../output.js';
 import { operatorChanges, withStore } from '../store-session.js';
-
-/** An organization as the CLI prints it: its ID and name only. */
-function organizationJson({ id, name }: OrganizationRecord): { id: string; name: string } {
-  return { id, name };
-}
 
 /** `apikeys orgs create|list`: the organizations (tenants). */
 export function registerOrgs(program: Command): void {

@@ -21,6 +21,7 @@ import {
   refusesOverBudget,
   refusesRegularKeys,
   refusesUnauthenticated,
+  refusesVerifierKeys,
 } from './refusals.js';
 
 const VERSION = LATEST_API_VERSION;
@@ -217,7 +218,10 @@ describe('createApiKey', () => {
   const adminKey = () => org.adminKey;
 
   describe('401 authentication_error [2026-10-21]', () => refusesUnauthenticated(operation));
-  describe('403 permission_error [2026-10-21]', () => refusesRegularKeys(operation));
+  describe('403 permission_error [2026-10-21]', () => {
+    refusesRegularKeys(operation);
+    refusesVerifierKeys(operation);
+  });
   describe('413 request_too_large [2026-10-21]', () => refusesLargeBodies(operation, adminKey));
   describe('415 invalid_request_error (unsupported media type) [2026-10-21]', () =>
     refusesOtherMediaTypes(operation, adminKey));

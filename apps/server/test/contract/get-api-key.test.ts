@@ -1,8 +1,9 @@
 import { API_VERSION, API_VERSIONS, type ApiVersion, LATEST_API_VERSION } from '@apikeys/api-types';
+import { microsToRfc3339, toApiKeyJson } from '@apikeys/server/serializers';
 import {
   apiKeyPath,
   authHeaders,
-  createKey,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   expectError,
   expectMatchesSpec,
@@ -51,18 +52,18 @@ describe('getApiKey', () => {
 
   describe.each(API_VERSIONS)('200 the API key [%s]', (version) => {
     it('never returns the secret, only a redacted hint of it', async () => {
-      const { apiKey, secret } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey, secret } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const { response, body, text } = await getRaw(version, apiKey.id);
 
       expect(response.status).toBe(200);
       expect(text).not.toContain(secret);
       expect(body).toMatchObject({ id: apiKey.id, partial_key_hint: `${secret.slice(0, 11)}...${secret.slice(-4)}` });
-      expect(apiKey.partial_key_hint).toMatch(/^sk-api-[A-Za-z0-9]{4}\.\.\.[A-Za-z0-9]{4}$/);
+      expect(apiKey.partialKeyHint).toMatch(/^sk-api-[A-Za-z0-9]{4}\.\.\.[A-Za-z0-9]{4}$/);
     });
 
     it('accepts anthropic-version as an alias of vendor-version', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
       const usual = await getRaw(version, apiKey.id);
 
       const { response, body } = await getRaw(version, apiKey.id, {
@@ -77,7 +78,7 @@ describe('getApiKey', () => {
 
   describe('200 the API key [2023-06-01]', () => {
     it('returns the key as stored, with every documented field', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id, {
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id, {
         name: 'Production backend',
         workspaceId: 'wrkspc_prod',
         createdBy: { id: 'user_alice', type: 'user' },
@@ -91,21 +92,21 @@ describe('getApiKey', () => {
       expect(error).toBeUndefined();
       expectMatchesSpec('getApiKey', response, data);
       expect(response.status).toBe(200);
-      expect(data).toEqual(apiKey);
+      expect(data).toEqual(toApiKeyJson(apiKey));
       expect(data).toEqual({
         id: apiKey.id,
         type: 'api_key',
         name: 'Production backend',
         workspace_id: 'wrkspc_prod',
-        created_at: apiKey.created_at,
+        created_at: microsToRfc3339(apiKey.createdAt),
         created_by: { id: 'user_alice', type: 'user' },
-        partial_key_hint: apiKey.partial_key_hint,
+        partial_key_hint: apiKey.partialKeyHint,
         status: 'inactive',
       });
     });
 
     it('returns a key of the default workspace with workspace_id null', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id, { workspaceId: null });
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id, { workspaceId: null });
 
       const { body } = await getRaw(API_VERSION, apiKey.id);
 
@@ -116,7 +117,7 @@ describe('getApiKey', () => {
   describe('200 the API key [2026-10-21]', () => {
     it('returns the key in the shape of 2026-10-21: scope, principal, expiry and last use, no workspace_id', async () => {
       const expiry = '2099-03-04T05:06:07.123456Z';
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id, {
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id, {
         name: 'Production backend',
         workspaceId: 'wrkspc_prod',
         createdBy: { id: 'user_alice', type: 'user' },
@@ -132,11 +133,11 @@ describe('getApiKey', () => {
         id: apiKey.id,
         type: 'api_key',
         name: 'Production backend',
-        created_at: apiKey.created_at,
+        created_at: microsToRfc3339(apiKey.createdAt),
         created_by: { id: 'user_alice', type: 'user' },
         expires_at: expiry,
         last_used_at: null,
-        partial_key_hint: apiKey.partial_key_hint,
+        partial_key_hint: apiKey.partialKeyHint,
         principal: { type: 'service_account_actor', service_account_id: 'svcacct_robot' },
         scope: { type: 'workspace', workspace_id: 'wrkspc_prod' },
         status: 'inactive',
@@ -145,8 +146,8 @@ describe('getApiKey', () => {
 
     it("shows the default workspace's real ID in scope, and organization scope for a key without a workspace", async () => {
       const defaultWorkspaceId = (await server.store.getOrganization(DEFAULT_ORGANIZATION.id))?.defaultWorkspaceId;
-      const inDefault = await createKey(server.store, DEFAULT_ORGANIZATION.id, { workspaceId: null });
-      const organizationWide = await createKey(server.store, DEFAULT_ORGANIZATION.id, {
+      const inDefault = await createTestKey(server.store, DEFAULT_ORGANIZATION.id, { workspaceId: null });
+      const organizationWide = await createTestKey(server.store, DEFAULT_ORGANIZATION.id, {
         scope: 'organization',
         principal: { type: 'user', id: 'user_bob' },
       });
@@ -164,8 +165,14 @@ describe('getApiKey', () => {
 
     it('shows a key past its expiry as expired with its expiry, and an archived one as archived', async () => {
       const past = nowMicros() - 60_000_000;
-      const expired = await createKey(server.store, DEFAULT_ORGANIZATION.id, { status: 'inactive', expiresAt: past });
-      const archived = await createKey(server.store, DEFAULT_ORGANIZATION.id, { status: 'archived', expiresAt: past });
+      const expired = await createTestKey(server.store, DEFAULT_ORGANIZATION.id, {
+        status: 'inactive',
+        expiresAt: past,
+      });
+      const archived = await createTestKey(server.store, DEFAULT_ORGANIZATION.id, {
+        status: 'archived',
+        expiresAt: past,
+      });
 
       const { body } = await getRaw(LATEST, expired.apiKey.id);
 
@@ -177,7 +184,7 @@ describe('getApiKey', () => {
 
   describe.each(API_VERSIONS)('400 invalid_request_error [%s]', (version) => {
     it('rejects a query parameter the operation does not declare', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const result = await getRaw(version, apiKey.id, undefined, '?expand=secret');
 
@@ -201,7 +208,7 @@ describe('getApiKey', () => {
 
   describe('400 invalid_request_error [2023-06-01]', () => {
     it('rejects a request without a version header', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const result = await getRaw(API_VERSION, apiKey.id, { 'x-api-key': server.adminKey });
 
@@ -209,7 +216,7 @@ describe('getApiKey', () => {
     });
 
     it('rejects an unsupported version', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const result = await getRaw(
         API_VERSION,
@@ -225,7 +232,7 @@ describe('getApiKey', () => {
     operationId: 'getApiKey',
     version,
     context: () => ({ server, organizationId: DEFAULT_ORGANIZATION.id }),
-    path: async (on, organizationId) => apiKeyPath((await createKey(on.store, organizationId)).apiKey.id),
+    path: async (on, organizationId) => apiKeyPath((await createTestKey(on.store, organizationId)).apiKey.id),
     storeMethod: 'getApiKey',
   });
   const adminKey = () => server.adminKey;
@@ -237,7 +244,7 @@ describe('getApiKey', () => {
     refusesVerifierKeys(operation(version));
 
     it('refuses a regular API key even when it asks for itself', async () => {
-      const { apiKey, secret } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey, secret } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const result = await getRaw(version, apiKey.id, authHeaders(secret, { 'vendor-version': version }));
 
@@ -269,7 +276,7 @@ describe('getApiKey', () => {
 
     it('answers a key of another organization exactly as a key that does not exist', async () => {
       const other = await server.createOrganization();
-      const { apiKey } = await createKey(server.store, other.id);
+      const { apiKey } = await createTestKey(server.store, other.id);
 
       expectError(await getRaw(version, apiKey.id), notFound(apiKey.id));
     });
@@ -281,7 +288,7 @@ describe('getApiKey', () => {
     it('answers the next request once the burst window of one second has passed', async () => {
       const limited = await startTestServer({ rateLimits: { perMinute: 60, burst: 1, authFailuresPerMinute: 0 } });
       try {
-        const { apiKey } = await createKey(limited.store, DEFAULT_ORGANIZATION.id);
+        const { apiKey } = await createTestKey(limited.store, DEFAULT_ORGANIZATION.id);
         const get = () =>
           limited.request(apiKeyPath(apiKey.id), {
             headers: authHeaders(limited.adminKey, { 'vendor-version': version }),
@@ -313,7 +320,7 @@ describe('getApiKey', () => {
     answersInternalErrors(operation(version), adminKey);
 
     it('answers a generic error when the store returns a key the spec does not allow', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
       const stored = await server.store.getApiKey(DEFAULT_ORGANIZATION.id, apiKey.id);
       vi.spyOn(server.store, 'getApiKey').mockResolvedValueOnce(stored && { ...stored, name: '' });
 

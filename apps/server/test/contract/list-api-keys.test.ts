@@ -1,8 +1,9 @@
 import { API_VERSION, API_VERSIONS, type ApiVersion, LATEST_API_VERSION } from '@apikeys/api-types';
+import { toApiKeyJson } from '@apikeys/server/serializers';
 import {
   API_KEYS_PATH,
   authHeaders,
-  createKey,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   expectError,
   expectInternalError,
@@ -85,7 +86,7 @@ describe('listApiKeys', () => {
     it('returns the 20 newest keys by default, with has_more and the ids of the first and last key', async () => {
       const org = await server.createOrganization();
       for (let i = 0; i < 25; i++) {
-        await createKey(server.store, org.id, { name: `key ${i}` });
+        await createTestKey(server.store, org.id, { name: `key ${i}` });
       }
       const all = await snapshotKeys(server.store, org.id);
 
@@ -100,7 +101,7 @@ describe('listApiKeys', () => {
     it('returns exactly `limit` keys, and has_more false when no key is left', async () => {
       const org = await server.createOrganization();
       for (let i = 0; i < 3; i++) {
-        await createKey(server.store, org.id);
+        await createTestKey(server.store, org.id);
       }
 
       const two = await pageOf(version, org.adminKey, 'limit=2');
@@ -116,7 +117,7 @@ describe('listApiKeys', () => {
       const org = await server.createOrganization();
       const created: string[] = [];
       for (let i = 0; i < 60; i++) {
-        created.push((await createKey(server.store, org.id, { name: `key ${i}` })).apiKey.id);
+        created.push((await createTestKey(server.store, org.id, { name: `key ${i}` })).apiKey.id);
       }
 
       const page = await pageOf(version, org.adminKey, 'limit=100');
@@ -128,7 +129,7 @@ describe('listApiKeys', () => {
 
     it('combines the status, workspace_id and created_by_user_id filters with AND', async () => {
       const org = await server.createOrganization();
-      const match = await createKey(server.store, org.id, {
+      const match = await createTestKey(server.store, org.id, {
         status: 'archived',
         workspaceId: 'wrkspc_a',
         createdBy: { id: 'user_a', type: 'user' },
@@ -139,7 +140,7 @@ describe('listApiKeys', () => {
         ['archived', 'wrkspc_a', { id: 'user_b', type: 'user' }],
         ['archived', 'wrkspc_a', { id: 'user_a', type: 'service_account' }],
       ] as const) {
-        await createKey(server.store, org.id, { status, workspaceId, createdBy });
+        await createTestKey(server.store, org.id, { status, workspaceId, createdBy });
       }
 
       const page = await pageOf(
@@ -157,8 +158,8 @@ describe('listApiKeys', () => {
     it('lists only the keys of the organization that owns the admin key, never a secret', async () => {
       const mine = await server.createOrganization();
       const theirs = await server.createOrganization();
-      const own = await createKey(server.store, mine.id);
-      await createKey(server.store, theirs.id);
+      const own = await createTestKey(server.store, mine.id);
+      await createTestKey(server.store, theirs.id);
 
       const { text, body } = await listRaw(version, '', authHeaders(mine.adminKey, { 'vendor-version': version }));
 
@@ -180,12 +181,13 @@ describe('listApiKeys', () => {
   describe('200 one page of API keys [2023-06-01]', () => {
     it('returns each key with the documented fields of 2023-06-01', async () => {
       const org = await server.createOrganization();
-      const { apiKey } = await createKey(server.store, org.id, {
+      const { apiKey: record } = await createTestKey(server.store, org.id, {
         name: 'Billing',
         workspaceId: 'wrkspc_billing',
         createdBy: { id: 'svc_robot', type: 'service_account' },
         status: 'inactive',
       });
+      const apiKey = toApiKeyJson(record);
 
       const page = await pageOf(API_VERSION, org.adminKey);
 
@@ -204,7 +206,7 @@ describe('listApiKeys', () => {
     it('returns each key in the shape of 2026-10-21: scope, principal, expiry and last use, no workspace_id', async () => {
       const org = await server.createOrganization();
       const expiry = '2099-03-04T05:06:07.123456Z';
-      const { apiKey } = await createKey(server.store, org.id, {
+      const { apiKey } = await createTestKey(server.store, org.id, {
         name: 'Billing',
         workspaceId: 'wrkspc_billing',
         createdBy: { id: 'svc_robot', type: 'service_account' },
@@ -212,7 +214,7 @@ describe('listApiKeys', () => {
         expiresAt: Date.parse(expiry) * 1000 + 456,
         principal: { type: 'user', id: 'user_alice' },
       });
-      const { workspace_id: _, ...shared } = apiKey;
+      const { workspace_id: _, ...shared } = toApiKeyJson(apiKey);
 
       const page = await pageOf(LATEST, org.adminKey);
 
@@ -231,8 +233,8 @@ describe('listApiKeys', () => {
     it("shows the default workspace's real ID in scope, organization scope without one; the filter agrees", async () => {
       const org = await server.createOrganization();
       const defaultWorkspaceId = (await server.store.getOrganization(org.id))?.defaultWorkspaceId;
-      const inDefault = await createKey(server.store, org.id, { name: 'default workspace' });
-      const organizationWide = await createKey(server.store, org.id, {
+      const inDefault = await createTestKey(server.store, org.id, { name: 'default workspace' });
+      const organizationWide = await createTestKey(server.store, org.id, {
         name: 'organization',
         scope: 'organization',
         principal: { type: 'service_account', id: 'svcacct_robot' },
@@ -253,14 +255,14 @@ describe('listApiKeys', () => {
       const org = await server.createOrganization();
       const past = nowMicros() - DAY;
       const keys = {
-        'never expires': await createKey(server.store, org.id, { name: 'never expires' }),
-        'active, expired': await createKey(server.store, org.id, { name: 'active, expired', expiresAt: past }),
-        'inactive, expired': await createKey(server.store, org.id, {
+        'never expires': await createTestKey(server.store, org.id, { name: 'never expires' }),
+        'active, expired': await createTestKey(server.store, org.id, { name: 'active, expired', expiresAt: past }),
+        'inactive, expired': await createTestKey(server.store, org.id, {
           name: 'inactive, expired',
           status: 'inactive',
           expiresAt: past,
         }),
-        'archived, expired': await createKey(server.store, org.id, {
+        'archived, expired': await createTestKey(server.store, org.id, {
           name: 'archived, expired',
           status: 'archived',
           expiresAt: past,
@@ -284,7 +286,7 @@ describe('listApiKeys', () => {
 
     it('takes an empty filter as no filter, as the official SDKs send a null one', async () => {
       const org = await server.createOrganization();
-      const { apiKey } = await createKey(server.store, org.id);
+      const { apiKey } = await createTestKey(server.store, org.id);
 
       const page = await pageOf(LATEST, org.adminKey, 'status=&workspace_id=&created_by_user_id=');
 
@@ -313,7 +315,7 @@ describe('listApiKeys', () => {
     });
 
     it('rejects before_id together with after_id', async () => {
-      const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+      const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
 
       const result = await listRaw(version, `before_id=${apiKey.id}&after_id=${apiKey.id}`);
 
@@ -322,7 +324,7 @@ describe('listApiKeys', () => {
 
     it('rejects a cursor that names a key of another organization, as if it did not exist', async () => {
       const other = await server.createOrganization();
-      const { apiKey } = await createKey(server.store, other.id);
+      const { apiKey } = await createTestKey(server.store, other.id);
 
       const result = await listRaw(version, `after_id=${apiKey.id}`);
 

@@ -5,7 +5,7 @@ import type { ApiKey, ApiKeyList, operations } from '@apikeys/api-types';
 import { toApiKeyJson } from '@apikeys/server/serializers';
 import {
   API_KEYS_PATH,
-  createKey,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   expectMatchesSpec,
   startTestServer,
@@ -308,7 +308,7 @@ describe('listApiKeys pagination over keys created in the same microsecond', () 
     server = await startTestServer({ opened: openSqliteStore(databasePath) });
     org = await server.createOrganization('ties');
     await createTiedKeys(databasePath, org.id, 8);
-    await createKey(server.store, org.id, { name: 'newer than the ties' });
+    await createTestKey(server.store, org.id, { name: 'newer than the ties' });
     all = await allKeysNewestFirst(server, org.id);
   });
   afterAll(async () => {

@@ -29,6 +29,8 @@ export interface RefusedOperation {
   body?: Record<string, unknown>;
   /** The store method a failing database fails. */
   storeMethod: keyof Store;
+  /** A POST that only looks something up (verifyApiKey): an unavailable database certainly made no change. */
+  lookup?: boolean;
 }
 
 /** Sends the operation with `credential` (none when undefined); `headers` add to or replace the usual ones. */
@@ -196,14 +198,16 @@ export function refusesOverBudget(operation: RefusedOperation): void {
 
 /** 503: the database is unavailable; `retry-after`, and the log says why. */
 export function answersUnavailable(operation: RefusedOperation, credential: () => string): void {
-  // A read has no outcome to be unsure of; a write was either certainly not made, or may have been.
+  // A read has no outcome to be unsure of, nor has a lookup; a write was either certainly not made, or may have been.
   const outcomes: [string, WriteOutcome | undefined][] =
     operation.body === undefined
       ? [['a read', undefined]]
-      : [
-          ['says the change was not made (the lock was never obtained, no connection)', 'not_made'],
-          ['says the change may have been made (sent, and no answer came)', 'unknown'],
-        ];
+      : operation.lookup
+        ? [['says nothing was changed (a lookup)', 'not_made']]
+        : [
+            ['says the change was not made (the lock was never obtained, no connection)', 'not_made'],
+            ['says the change may have been made (sent, and no answer came)', 'unknown'],
+          ];
   it.each(outcomes)('answers 503 with retry-after when the database is unavailable: %s', async (_, writeOutcome) => {
     const { server, organizationId } = operation.context();
     const path = await operation.path(server, organizationId);

@@ -2,14 +2,13 @@ import { API_VERSION, API_VERSIONS, type ApiVersion, LATEST_API_VERSION, LATEST_
 import {
   API_KEYS_PATH,
   apiKeyPath,
-  createKey,
+  createTestKey,
   type ExpectedError,
   expectError,
   expectMatchesSpec,
   jsonPostHeaders,
   postRaw,
   startTestServer,
-  storedKey,
   type TestOrganizationWithClient,
   type TestServer,
 } from '@apikeys/server/testing';
@@ -53,7 +52,7 @@ describe('updateApiKey', () => {
   /** A key of a new organization, as `version` shows it. */
   async function newKey(version: ApiVersion, expiresAt: EpochMicros | null = null): Promise<Key> {
     org = await server.createOrganization();
-    const { apiKey } = await createKey(server.store, org.id, {
+    const { apiKey } = await createTestKey(server.store, org.id, {
       name: 'Original name',
       workspaceId: 'wrkspc_update',
       createdBy: { id: 'user_owner', type: 'user' },
@@ -97,12 +96,12 @@ describe('updateApiKey', () => {
 
   /** Asserts that `reject` is refused and that the key reads the same through the API and the store after it. */
   async function expectUnchangedBy(version: ApiVersion, key: Key, reject: () => Promise<void>): Promise<void> {
-    const stored = await storedKey(server.store, org.id, key.id);
+    const stored = await server.store.getApiKey(org.id, key.id);
 
     await reject();
 
     expect(await getKey(version, key.id)).toEqual(key);
-    expect(await storedKey(server.store, org.id, key.id)).toEqual(stored);
+    expect(await server.store.getApiKey(org.id, key.id)).toEqual(stored);
   }
 
   const invalid = (version: ApiVersion, message: RegExp | string): ExpectedError => ({
@@ -406,7 +405,7 @@ describe('updateApiKey', () => {
     operationId: 'updateApiKey',
     version,
     context: () => ({ server, organizationId: refused.id }),
-    path: async (on, organizationId) => apiKeyPath((await createKey(on.store, organizationId)).apiKey.id),
+    path: async (on, organizationId) => apiKeyPath((await createTestKey(on.store, organizationId)).apiKey.id),
     body: { name: 'Never saved', status: 'archived' },
     storeMethod: 'updateApiKey',
   });
@@ -420,7 +419,7 @@ describe('updateApiKey', () => {
 
     it('refuses a regular API key trying to rename itself and changes nothing', async () => {
       org = await server.createOrganization();
-      const { apiKey, secret } = await createKey(server.store, org.id, { name: 'Original name' });
+      const { apiKey, secret } = await createTestKey(server.store, org.id, { name: 'Original name' });
       const self = await getKey(version, apiKey.id);
 
       await expectUnchangedBy(version, self, async () => {

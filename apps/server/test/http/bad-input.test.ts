@@ -1,4 +1,4 @@
-import type { ApiKey, OperationId } from '@apikeys/api-types';
+import type { OperationId } from '@apikeys/api-types';
 import {
   authHeaders,
   DEFAULT_ORGANIZATION,
@@ -14,7 +14,7 @@ import {
   startTestServer,
   type TestServer,
 } from '@apikeys/server/testing';
-import { openSqliteStore, SQLITE_MEMORY, type Store } from '@apikeys/store';
+import { type ApiKeyRecord, openSqliteStore, SQLITE_MEMORY, type Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ORG = DEFAULT_ORGANIZATION.id;
@@ -222,7 +222,7 @@ describe('bad input', () => {
   });
   afterAll(() => server.close());
 
-  async function state(): Promise<{ own: ApiKey[]; other: ApiKey[] }> {
+  async function state(): Promise<{ own: ApiKeyRecord[]; other: ApiKeyRecord[] }> {
     return {
       own: await snapshotKeys(server.store, ORG),
       other: await snapshotKeys(server.store, otherOrganization),

@@ -2,7 +2,7 @@ import {
   API_KEYS_PATH,
   API_VERSION,
   apiKeyPath,
-  createKey,
+  createTestKey,
   createTestOrganization,
   DEFAULT_ORGANIZATION,
   expectError,
@@ -25,7 +25,7 @@ describe('an admin key sent as Authorization: Bearer', () => {
   beforeAll(async () => {
     server = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1000 } });
     otherAdminKey = (await createTestOrganization(server.store, 'other')).adminKey;
-    const created = await createKey(server.store, ORG, { name: 'bearer test' });
+    const created = await createTestKey(server.store, ORG, { name: 'bearer test' });
     regularSecret = created.secret;
     keyId = created.apiKey.id;
   });

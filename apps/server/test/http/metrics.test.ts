@@ -3,7 +3,7 @@ import {
   API_KEYS_PATH,
   apiKeyPath,
   authHeaders,
-  createKey,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   openTestStore,
   type PrometheusExposition,
@@ -111,7 +111,7 @@ describe('metrics of requests', () => {
   it('count each request by operationId and status, and time it by operationId', async () => {
     const observed = await startObserved();
     const { server } = observed;
-    const { apiKey } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+    const { apiKey } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
     const auth = { headers: authHeaders(server.adminKey) };
     const exchanges: [path: string, init: RequestInit, status: number][] = [
       [API_KEYS_PATH, auth, 200],
@@ -203,7 +203,7 @@ describe('metrics of requests', () => {
   it('never label a series with a path, an ID or a secret: only operationIds, statuses and fixed names', async () => {
     const observed = await startObserved();
     const { server } = observed;
-    const { apiKey, secret } = await createKey(server.store, DEFAULT_ORGANIZATION.id);
+    const { apiKey, secret } = await createTestKey(server.store, DEFAULT_ORGANIZATION.id);
 
     await server.request(apiKeyPath(apiKey.id), { headers: authHeaders(server.adminKey) });
     await server.request(`${apiKeyPath(apiKey.id)}/unknown-suffix`, { headers: authHeaders(server.adminKey) });

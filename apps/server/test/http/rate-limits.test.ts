@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   API_KEYS_PATH,
   authHeaders,
-  createKey,
+  createTestKey,
   expectError,
   jsonPostHeaders,
   postRaw,
@@ -97,7 +97,7 @@ describe('rate limits per admin key', () => {
   it('refuse an update over the budget before it changes anything', async () => {
     const server = await serverWith(60, 1);
     const organization = await server.createOrganization();
-    const { apiKey } = await createKey(server.store, organization.id, { name: 'before' });
+    const { apiKey } = await createTestKey(server.store, organization.id, { name: 'before' });
     const headers = jsonPostHeaders(organization.adminKey);
     await postRaw(server, apiKey.id, JSON.stringify({ name: 'first' }), headers);
     const before = await snapshotKeys(server.store, organization.id);

@@ -1,14 +1,14 @@
 import { type ApiKey, type ApiKeyList, type ApiKeyStatus, LATEST_API_VERSION } from '@apikeys/api-types';
+import { toApiKeyJson } from '@apikeys/server/serializers';
 import {
   authHeaders,
-  createKey,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   type ErrorBody,
   expectError,
   expectMatchesSpec,
   snapshotKeys,
   startTestServer,
-  storedKey,
   type TestServer,
 } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,13 +63,13 @@ async function seedTenant(server: TestServer, label: string, organizationId: str
   for (const workspaceId of [SHARED_WORKSPACE, null, `wrkspc_${label}`]) {
     for (const userId of [SHARED_USER, `user_${label}`]) {
       for (const status of STATUSES) {
-        const { apiKey } = await createKey(server.store, organizationId, {
+        const { apiKey } = await createTestKey(server.store, organizationId, {
           name: `${label} ${workspaceId} ${userId} ${status}`,
           workspaceId,
           createdBy: { id: userId, type: 'user' },
           status,
         });
-        keys.push(apiKey);
+        keys.push(toApiKeyJson(apiKey));
       }
     }
   }
@@ -217,7 +217,8 @@ describe('tenant isolation', () => {
           message: /^api_key_id: /,
         });
         expect(error.error.message).not.toContain(other.organizationId);
-        expect(await storedKey(server.store, other.organizationId, foreignKey.id)).toEqual(foreignKey);
+        const stored = await server.store.getApiKey(other.organizationId, foreignKey.id);
+        expect(stored && toApiKeyJson(stored)).toEqual(foreignKey);
       }
       expect(await snapshotKeys(server.store, other.organizationId)).toEqual(before.other);
       expect(await snapshotKeys(server.store, own.organizationId)).toEqual(before.own);

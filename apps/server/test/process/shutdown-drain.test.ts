@@ -3,8 +3,8 @@ import {
   apiKeyPath,
   authHeaders,
   type ConnectionEnd,
-  createKey,
   createTestDatabase,
+  createTestKey,
   DEFAULT_ORGANIZATION,
   listeningUrl,
   openRawConnection,
@@ -104,7 +104,7 @@ describe('the drain, begun while requests sit unread in the kernel', () => {
   async function serverWithFullPages() {
     const server = await startTestServer();
     for (let i = 0; i < PAGE; i++) {
-      await createKey(server.store, DEFAULT_ORGANIZATION.id, { name: `key ${i}` });
+      await createTestKey(server.store, DEFAULT_ORGANIZATION.id, { name: `key ${i}` });
     }
     return server;
   }

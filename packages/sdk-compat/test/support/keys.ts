@@ -1,15 +1,16 @@
-import type { ApiKeyRecord, NewApiKey, Store } from '@apikeys/store';
-
-/** The fields of a key to create; everything but the organization has a default. */
-export type KeyFields = Partial<Omit<NewApiKey, 'organizationId'>>;
+import type { ApiKeyRecord, Store } from '@apikeys/store';
+import { createTestKey, type TestKeyFields } from '@apikeys/store/testing';
 
 /**
  * Creates an API key straight in the store (this SDK version has no create method) and returns it as the store
  * holds it, read back, so that expectations compare with the stored record rather than with what create returned.
  */
-export async function storeKey(store: Store, organizationId: string, fields: KeyFields = {}): Promise<ApiKeyRecord> {
-  const { apiKey } = await store.createApiKey({
-    organizationId,
+export async function storeKey(
+  store: Store,
+  organizationId: string,
+  fields: TestKeyFields = {},
+): Promise<ApiKeyRecord> {
+  const { apiKey } = await createTestKey(store, organizationId, {
     name: 'sdk test key',
     createdBy: { id: 'user_sdk', type: 'user' },
     ...fields,

@@ -8,9 +8,10 @@ import type {
 } from '@apikeys/client';
 import { type Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, checkOperation, withClientOf } from '../../api-session.js';
-import { parseId, parseInteger, parseRepeatedChoice, parseTimestamp } from '../../arguments.js';
+import { parseId, parseRepeatedChoice, parseTimestamp } from '../../arguments.js';
 import { AUDIT_EVENT_TYPES, writeAuditEvents } from '../../format/audit-event.js';
 import { printable, shellWords } from '../../format/text.js';
+import { addCursorOptions, type CursorOptions, cursorQuery, limitOption } from '../../list-options.js';
 import { writeStdout } from '../../output.js';
 
 /** The page size of `--all` without `--limit`: the API's largest, for the fewest round trips in a long export. */
@@ -25,10 +26,8 @@ export interface AuditFilterOptions {
   occurredBefore?: string;
 }
 
-interface AuditListOptions extends ConnectionOptions, AuditFilterOptions {
+interface AuditListOptions extends ConnectionOptions, AuditFilterOptions, CursorOptions {
   limit?: number;
-  afterId?: string;
-  beforeId?: string;
   all?: boolean;
   json?: boolean;
 }
@@ -42,8 +41,7 @@ function toQuery(options: AuditListOptions, limit: number | undefined): ListAudi
     ...(options.occurredAfter === undefined ? {} : { occurred_after: options.occurredAfter }),
     ...(options.occurredBefore === undefined ? {} : { occurred_before: options.occurredBefore }),
     ...(limit === undefined ? {} : { limit }),
-    ...(options.afterId === undefined ? {} : { after_id: options.afterId }),
-    ...(options.beforeId === undefined ? {} : { before_id: options.beforeId }),
+    ...cursorQuery(options),
   };
 }
 
@@ -69,7 +67,7 @@ function footer(page: AuditEventPage, options: AuditListOptions, versionFlag: bo
   if (!page.has_more || cursor === null) {
     return '';
   }
-  const [label, flag] = page.direction === 'before' ? ['newer events', '--before-id'] : ['next page', '--after-id'];
+  const [label, flag] = page.direction === 'before' ? ['newer events', '--before'] : ['next page', '--after'];
   const words = ['apikeys', 'audit', 'list', ...filterFlags(options, versionFlag), flag, cursor];
   return `\n${printable(`${label}: ${shellWords(words)}`)}\n`;
 }
@@ -117,25 +115,15 @@ export function registerAudit(program: Command): void {
       parseTimestamp,
     )
     .option('--occurred-before <time>', 'only events strictly before this RFC 3339 time', parseTimestamp)
-    .option(
-      '--limit <n>',
-      `events per page, ${LIST_LIMIT.minimum} to ${LIST_LIMIT.maximum} (default: ${LIST_LIMIT.default}; with --all, ` +
-        `the page size of the walk: ${AUDIT_ALL_PAGE_SIZE})`,
-      parseInteger(LIST_LIMIT.minimum, LIST_LIMIT.maximum),
-    )
-    .addOption(
-      new Option('--after-id <audit_event_id>', 'start after (older than) this event: the next page')
-        .argParser(parseId)
-        .conflicts('beforeId'),
-    )
-    .addOption(
-      new Option(
-        '--before-id <audit_event_id>',
-        'start before (newer than) this event: the previous page; with --all, walk towards the newest, oldest first',
-      ).argParser(parseId),
-    )
+    .addOption(limitOption('events', AUDIT_ALL_PAGE_SIZE))
     .option('--all', 'fetch every page, printing each event as it arrives')
     .option('--json', "print JSON Lines: one event per line, the API's event object as it is");
+  addCursorOptions(command, {
+    noun: 'event',
+    idName: 'audit_event_id',
+    parse: parseId,
+    beforeDetail: '; with --all, walk towards the newest, oldest first',
+  });
   addConnectionOptions(command).action((options: AuditListOptions, self: Command) => {
     const version = checkOperation(options, 'audit list', 'listAuditEvents');
     const versionFlag = self.getOptionValueSource('apiVersion') === 'cli';

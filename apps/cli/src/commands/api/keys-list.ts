@@ -1,4 +1,3 @@
-import { LIST_LIMIT } from '@apikeys/api-types';
 import type { AdminClient, ApiKeyPage, ApiKeyStatus, ApiVersion, ListApiKeysQuery } from '@apikeys/client';
 import { type Command, Option } from 'commander';
 import {
@@ -8,11 +7,12 @@ import {
   STATUSES_OF_ANY_VERSION,
   withApiClient,
 } from '../../api-session.js';
-import { parseApiKeyId, parseId, parseInteger } from '../../arguments.js';
+import { parseApiKeyId, parseId } from '../../arguments.js';
 import { type AnyApiKey, apiKeyTable } from '../../format/api-key.js';
 import { JsonListWriter } from '../../format/json-list.js';
 import { keyProgress, NO_PROGRESS } from '../../format/progress.js';
 import { printable, shellWords } from '../../format/text.js';
+import { addCursorOptions, type CursorOptions, cursorQuery, limitOption } from '../../list-options.js';
 import { printJson, printLines, writeStdout } from '../../output.js';
 
 /** The page size of `--all` without `--limit`: fewer round trips than the API's default. */
@@ -20,13 +20,11 @@ export const ALL_PAGE_SIZE = 200;
 
 const NO_KEYS = 'No API keys found.';
 
-interface ListOptions extends ConnectionOptions {
+interface ListOptions extends ConnectionOptions, CursorOptions {
   status?: ApiKeyStatus<ApiVersion>;
   workspaceId?: string;
   createdBy?: string;
   limit?: number;
-  after?: string;
-  before?: string;
   all?: boolean;
   json?: boolean;
 }
@@ -51,8 +49,7 @@ function toQuery(options: ListOptions, limit: number | undefined): ListApiKeysQu
     ...(options.workspaceId === undefined ? {} : { workspace_id: options.workspaceId }),
     ...(options.createdBy === undefined ? {} : { created_by_user_id: options.createdBy }),
     ...(limit === undefined ? {} : { limit }),
-    ...(options.after === undefined ? {} : { after_id: options.after }),
-    ...(options.before === undefined ? {} : { before_id: options.before }),
+    ...cursorQuery(options),
   };
 }
 
@@ -112,24 +109,10 @@ export function registerKeysList(keys: Command): void {
     .addOption(new Option('--status <status>', 'only keys with this status').choices(STATUSES_OF_ANY_VERSION))
     .option('--workspace-id <workspace_id>', 'only keys of this workspace', parseId)
     .option('--created-by <user_id>', 'only keys created by this user', parseId)
-    .option(
-      '--limit <n>',
-      `keys per page, ${LIST_LIMIT.minimum} to ${LIST_LIMIT.maximum} (default: ${LIST_LIMIT.default}; with --all, ` +
-        `the page size of the walk: ${ALL_PAGE_SIZE})`,
-      parseInteger(LIST_LIMIT.minimum, LIST_LIMIT.maximum),
-    )
-    .addOption(
-      new Option('--after <api_key_id>', 'start after (older than) this key: the next page')
-        .argParser(parseApiKeyId)
-        .conflicts('before'),
-    )
-    .addOption(
-      new Option('--before <api_key_id>', 'start before (newer than) this key: the previous page').argParser(
-        parseApiKeyId,
-      ),
-    )
+    .addOption(limitOption('keys', ALL_PAGE_SIZE))
     .option('--all', 'fetch every page (progress on stderr when it is a terminal)')
     .option('--json', 'print the API\'s response as JSON; with --all, {"data": [every key]}');
+  addCursorOptions(command, { noun: 'key', idName: 'api_key_id', parse: parseApiKeyId });
   addConnectionOptions(command).action((options: ListOptions, self: Command) => {
     checkStatus(options, options.status);
     const versionFlag = self.getOptionValueSource('apiVersion') === 'cli';

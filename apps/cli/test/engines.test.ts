@@ -1,16 +1,17 @@
 import { DEFAULT_ORGANIZATION } from '@apikeys/server/testing';
 import { hashSecret, type Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliDatabase, POSTGRES_AVAILABLE, postgresDatabase } from './databases.js';
+import { type CliDatabase, ENGINES } from './databases.js';
 import { FORMAT, runCliJson } from './run-cli.js';
 
 // The command-by-command suite runs on SQLite (commands.test.ts) and `keys seed` on both engines (seed.test.ts); this
-// checks that the CLI also opens, migrates, writes to and closes a PostgreSQL database (an open pool would hang it).
-describe.runIf(POSTGRES_AVAILABLE)('apikeys on PostgreSQL', () => {
+// checks that the CLI also opens, migrates, writes to and closes a database of each engine (an open pool would hang
+// it on PostgreSQL).
+describe.each(ENGINES)('apikeys on $engine', ({ create }) => {
   let db: CliDatabase;
   let store: Store;
   beforeAll(async () => {
-    db = await postgresDatabase();
+    db = await create();
     store = await db.openStore();
   });
   afterAll(async () => {

@@ -1,1 +1,0 @@
-export { postgresAvailable, TEST_POSTGRES_URL } from '@apikeys/store/testing/postgres-available';
