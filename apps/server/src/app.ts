@@ -4,6 +4,7 @@ import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import type { Store } from '@apikeys/store';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from './clock.js';
 import { Readiness } from './health/readiness.js';
 import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
 import { apiVersionOf, requireApiVersion } from './http/api-version.js';
@@ -51,6 +52,8 @@ export interface AppDependencies {
   consoleDirectory?: string | undefined;
   /** Whose `X-Forwarded-For` gives a request's client address (`req.ip`); no one's (0) when not given. */
   trustProxy?: TrustProxy | undefined;
+  /** What the handlers read the moment of a request from; the wall clock (`systemClock`) when not given. */
+  clock?: Clock | undefined;
 }
 
 /** The OpenAPI document of each API version. */
@@ -81,6 +84,7 @@ export function createApp({
   usage,
   consoleDirectory,
   trustProxy,
+  clock = systemClock,
 }: AppDependencies): Express {
   const app = configuredExpress(trustProxy);
   const latest = documents[LATEST_API_VERSION];
@@ -101,7 +105,7 @@ export function createApp({
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter, latest)));
   }
-  const handlers = versionHandlers(servicesOn(store, keyCache, usage), readiness);
+  const handlers = versionHandlers(servicesOn(store, clock, keyCache, usage), readiness);
   const stagesOf = <V extends ApiVersion>(version: V): OperationStage[] => [
     strictQueryParameters(documents[version]),
     rejectTrailingSlash,

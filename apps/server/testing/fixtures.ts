@@ -1,5 +1,5 @@
 import type { ApiKey, ApiKeyStatus, CreatedBy } from '@apikeys/api-types';
-import type { ApiKeyScope, EpochMicros, Principal, Store } from '@apikeys/store';
+import { type ApiKeyScope, type EpochMicros, nowMicros, type Principal, type Store } from '@apikeys/store';
 import { toApiKeyJson } from '../src/http/serializers/index.js';
 
 /** An organization of its own, so that a test's data never meets another test's. */
@@ -46,13 +46,13 @@ export async function createKey(
     principal: fields.principal ?? null,
     scope: fields.scope,
   });
-  return { apiKey: toApiKeyJson(apiKey), secret };
+  return { apiKey: toApiKeyJson(apiKey, nowMicros()), secret };
 }
 
 /** A key as the API shows it, read straight from the store; undefined when the organization has no such key. */
 export async function storedKey(store: Store, organizationId: string, id: string): Promise<ApiKey | undefined> {
   const key = await store.getApiKey(organizationId, id);
-  return key && toApiKeyJson(key);
+  return key && toApiKeyJson(key, nowMicros());
 }
 
 /** Every key of an organization (up to 1000) as the API shows them, to prove a request changed nothing. */

@@ -64,7 +64,7 @@ export function registerKeys(program: Command): Command {
           },
           operatorChanges(),
         );
-        printJson({ ...toApiKeyJson(apiKey), key: secret });
+        printJson({ ...toApiKeyJson(apiKey, apiKey.createdAt), key: secret });
       }),
     );
 

@@ -1,6 +1,6 @@
 import { type Credential, hashSecret, type SecretKind, type Store, secretForm, secretKind } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
-import { DefaultWorkspaces } from '../domain/default-workspaces.js';
+import { type DefaultWorkspaceId, DefaultWorkspaces } from '../domain/default-workspace.js';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
 import { MISSING_CREDENTIAL_MESSAGES, presentedCredential } from './credentials.js';
 import { HttpError } from './errors/http-error.js';
@@ -12,7 +12,7 @@ interface CallerOrganization {
    * The real ID of the organization's default workspace (whose keys are stored with a null workspace), read when a
    * request first needs it and then kept: the first API version never shows it.
    */
-  defaultWorkspaceId(): Promise<string>;
+  defaultWorkspaceId: DefaultWorkspaceId;
 }
 
 /** Who is calling with an admin key, which may call every operation. */
