@@ -1,6 +1,5 @@
 import { parse as parseQuery } from 'node:querystring';
 import { API_VERSIONS, type ApiVersion, LATEST_API_VERSION } from '@apikeys/api-types';
-import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import type { Store } from '@apikeys/store';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
@@ -30,6 +29,7 @@ import { validateWithSpec } from './http/validate-with-spec.js';
 import type { Metrics } from './metrics/metrics.js';
 import { recordRequests } from './metrics/record-requests.js';
 import type { RequestLimiter } from './rate-limits/request-limiter.js';
+import { loadVersionDocuments, type VersionDocuments } from './spec/version-documents.js';
 import type { KeyCache } from './verification/key-cache.js';
 import type { UsageRecorder } from './verification/usage-recorder.js';
 
@@ -54,14 +54,6 @@ export interface AppDependencies {
   trustProxy?: TrustProxy | undefined;
   /** What the handlers read the moment of a request from; the wall clock (`systemClock`) when not given. */
   clock?: Clock | undefined;
-}
-
-/** The OpenAPI document of each API version. */
-export type VersionDocuments = Record<ApiVersion, OpenApiDocument>;
-
-/** The document of every API version, derived from spec/openapi.yaml. */
-export function loadVersionDocuments(): VersionDocuments {
-  return Object.fromEntries(API_VERSIONS.map((version) => [version, loadSpec(version)])) as VersionDocuments;
 }
 
 /**
