@@ -1,9 +1,9 @@
 import { parse as parseQuery } from 'node:querystring';
 import { API_VERSIONS, type ApiVersion, LATEST_API_VERSION } from '@apikeys/api-types';
-import { loadSpec, type OpenApiDocument } from '@apikeys/spec';
 import type { Store } from '@apikeys/store';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from './clock.js';
 import { Readiness } from './health/readiness.js';
 import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
 import { apiVersionOf, requireApiVersion } from './http/api-version.js';
@@ -29,6 +29,7 @@ import { validateWithSpec } from './http/validate-with-spec.js';
 import type { Metrics } from './metrics/metrics.js';
 import { recordRequests } from './metrics/record-requests.js';
 import type { RequestLimiter } from './rate-limits/request-limiter.js';
+import { loadVersionDocuments, type VersionDocuments } from './spec/version-documents.js';
 import type { KeyCache } from './verification/key-cache.js';
 import type { UsageRecorder } from './verification/usage-recorder.js';
 
@@ -51,14 +52,8 @@ export interface AppDependencies {
   consoleDirectory?: string | undefined;
   /** Whose `X-Forwarded-For` gives a request's client address (`req.ip`); no one's (0) when not given. */
   trustProxy?: TrustProxy | undefined;
-}
-
-/** The OpenAPI document of each API version. */
-export type VersionDocuments = Record<ApiVersion, OpenApiDocument>;
-
-/** The document of every API version, derived from spec/openapi.yaml. */
-export function loadVersionDocuments(): VersionDocuments {
-  return Object.fromEntries(API_VERSIONS.map((version) => [version, loadSpec(version)])) as VersionDocuments;
+  /** What the handlers read the moment of a request from; the wall clock (`systemClock`) when not given. */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -81,6 +76,7 @@ export function createApp({
   usage,
   consoleDirectory,
   trustProxy,
+  clock = systemClock,
 }: AppDependencies): Express {
   const app = configuredExpress(trustProxy);
   const latest = documents[LATEST_API_VERSION];
@@ -101,7 +97,7 @@ export function createApp({
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter, latest)));
   }
-  const handlers = versionHandlers(servicesOn(store, keyCache, usage), readiness);
+  const handlers = versionHandlers(servicesOn(store, clock, keyCache, usage), readiness);
   const stagesOf = <V extends ApiVersion>(version: V): OperationStage[] => [
     strictQueryParameters(documents[version]),
     rejectTrailingSlash,

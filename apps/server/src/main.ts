@@ -1,16 +1,11 @@
 import { describeLocation, openMigratedStore, redactUrl } from '@apikeys/store';
-import { createApp } from './app.js';
+import { composeServer } from './compose.js';
 import { ConfigError, loadConfig } from './config.js';
-import { Readiness } from './health/readiness.js';
 import { createLogger, logDestination } from './logger.js';
-import { instrumentStore } from './metrics/instrument-store.js';
 import { Metrics } from './metrics/metrics.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
-import { RequestLimiter } from './rate-limits/request-limiter.js';
 import { listen, shutdown, warmUpAndMarkStarted } from './server.js';
 import { logStartupHints } from './startup-hints.js';
-import { startKeyCache } from './verification/key-cache.js';
-import { UsageRecorder } from './verification/usage-recorder.js';
 
 /** Starts the server: configuration, store, migrations, app, signals, listen, warm-up, and a graceful shutdown. */
 async function main(): Promise<void> {
@@ -29,10 +24,7 @@ async function main(): Promise<void> {
     logger.warn({ database: describeLocation(config.database) }, warning);
   }
   const metrics = config.metrics && new Metrics();
-  const store = metrics ? instrumentStore(openedStore, metrics) : openedStore;
-
   const { rateLimits, trustProxy } = config;
-  const limiter = new RequestLimiter(rateLimits, logger, metrics);
   logger.info(
     {
       per_minute: rateLimits.perMinute || 'off',
@@ -43,12 +35,16 @@ async function main(): Promise<void> {
     },
     'rate limits',
   );
-
-  const keyCache = await startKeyCache(store, config.keyCache, logger);
-  const usage = new UsageRecorder(store, logger);
-  usage.start();
-  const readiness = new Readiness(store, { deadlineMs: config.databaseTimeoutMs });
-  const app = createApp({ store, logger, limiter, readiness, metrics, keyCache: keyCache.cache, usage, trustProxy });
+  const { app, store, readiness, stopBackgroundWork, closeConnections } = await composeServer({
+    store: openedStore,
+    logger,
+    metrics,
+    rateLimits,
+    keyCache: config.keyCache,
+    readinessDeadlineMs: config.databaseTimeoutMs,
+    trustProxy,
+    writeUsageOnTimer: true,
+  });
   const metricsServer =
     config.metrics && metrics && (await startMetricsServer({ ...config.metrics, registry: metrics.registry }));
   if (metricsServer) {
@@ -90,8 +86,8 @@ async function main(): Promise<void> {
     }
     // The warm-up's requests read the store: the one in flight ends before the store is closed.
     await warmedUp.catch(() => undefined);
-    await Promise.all([keyCache.stop(), usage.stop()]);
-    await Promise.all([store.close(), limiter.close(), metricsServer?.close()]);
+    await stopBackgroundWork();
+    await Promise.all([closeConnections(), metricsServer?.close()]);
     logger.info('stopped');
     process.exit(0);
   };

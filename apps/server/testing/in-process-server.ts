@@ -3,14 +3,13 @@ import { Writable } from 'node:stream';
 import { API_VERSION, type ApiVersion, type ClientPaths, type ClientPathsOf } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
 import createClient, { type Client } from 'openapi-fetch';
-import { Readiness } from '../src/health/readiness.js';
-import { createApp, createLogger, listen, shutdown, warmUpAndMarkStarted } from '../src/index.js';
+import { composeServer } from '../src/compose.js';
+import type { Readiness } from '../src/health/readiness.js';
+import { createLogger, listen, shutdown, warmUpAndMarkStarted } from '../src/index.js';
 import type { LogLevel } from '../src/logger.js';
-import { instrumentStore } from '../src/metrics/instrument-store.js';
 import type { Metrics } from '../src/metrics/metrics.js';
-import { type RateLimitSettings, RequestLimiter } from '../src/rate-limits/request-limiter.js';
-import { DEFAULT_KEY_CACHE, type KeyCacheSettings, startKeyCache } from '../src/verification/key-cache.js';
-import { UsageRecorder } from '../src/verification/usage-recorder.js';
+import type { RateLimitSettings } from '../src/rate-limits/request-limiter.js';
+import { DEFAULT_KEY_CACHE, type KeyCacheSettings } from '../src/verification/key-cache.js';
 import { createTestOrganization, type TestOrganization } from './fixtures.js';
 import { fetchText, type TextResponse } from './http.js';
 import { openTestStore } from './stores.js';
@@ -64,9 +63,10 @@ export function authHeaders(adminKey: string, extra: Record<string, string> = {}
 }
 
 /**
- * Starts the app on port 0 of 127.0.0.1 over a fresh store of the suite's kind (`openTestStore`), migrated, with
- * an admin key of the default organization. Pass `opened` to use another store; it is migrated too. Requests are
- * not rate limited unless `rateLimits` says how. With `metrics`, the app, its store and its limiter record into them.
+ * Starts the app, wired as `main.ts` wires it (`composeServer`), on port 0 of 127.0.0.1 over a fresh store of the
+ * suite's kind (`openTestStore`), migrated, with an admin key of the default organization. Pass `opened` to use
+ * another store; it is migrated too. Requests are not rate limited unless `rateLimits` says how. With `metrics`, the
+ * app, its store and its limiter record into them.
  */
 export async function startTestServer(
   options: {
@@ -81,26 +81,19 @@ export async function startTestServer(
     consoleDirectory?: string;
   } = {},
 ): Promise<TestServer> {
-  const { metrics } = options;
   const { store: openedStore, migrator } = options.opened ?? (await openTestStore());
-  const store = metrics ? instrumentStore(openedStore, metrics) : openedStore;
   await migrator.migrateToLatest();
   const logLines: string[] = [];
   const logger = createLogger(options.logLevel ?? 'info', captureLog(logLines));
-  const limiter = options.rateLimits && new RequestLimiter(options.rateLimits, logger, metrics);
-  const readiness = new Readiness(store);
-  const keyCache = await startKeyCache(store, options.keyCache ?? DEFAULT_KEY_CACHE, logger);
-  // Written when a test asks (`flushKeyUsage`) and at close, never on a timer: a test decides when.
-  const usage = new UsageRecorder(store, logger);
-  const app = createApp({
-    store,
+  // Uses of keys are written when a test asks (`flushKeyUsage`) and at close, never on a timer: a test decides when.
+  const { app, store, readiness, usage, stopBackgroundWork, closeConnections } = await composeServer({
+    store: openedStore,
     logger,
-    limiter,
-    readiness,
-    metrics,
-    keyCache: keyCache.cache,
-    usage,
+    metrics: options.metrics,
+    rateLimits: options.rateLimits,
+    keyCache: options.keyCache ?? DEFAULT_KEY_CACHE,
     consoleDirectory: options.consoleDirectory,
+    writeUsageOnTimer: false,
   });
   const server = await listen(app, { port: 0, host: '127.0.0.1', logger });
   await warmUpAndMarkStarted(app, { logger, readiness });
@@ -129,8 +122,8 @@ export async function startTestServer(
     flushKeyUsage: () => usage.flush(),
     async close() {
       await shutdown(server, 1000);
-      await Promise.all([keyCache.stop(), usage.stop()]);
-      await Promise.all([store.close(), limiter?.close()]);
+      await stopBackgroundWork();
+      await closeConnections();
     },
   };
 }

@@ -5,7 +5,7 @@
  * server) and are re-exported here, so that every other package imports one module.
  */
 export { API_VERSION } from '@apikeys/api-types';
-export { DEFAULT_ORGANIZATION, seededRandom } from '@apikeys/store';
+export { DEFAULT_ORGANIZATION, nowMicros, seededRandom } from '@apikeys/store';
 export { seedApiKeys, seedAuditEvents } from '@apikeys/store/seeding';
 export {
   createEngineDatabase,

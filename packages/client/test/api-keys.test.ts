@@ -4,6 +4,7 @@ import { toApiKeyJson } from '@apikeys/server/serializers';
 import {
   API_VERSION,
   createTestKey,
+  nowMicros,
   startTestServer,
   type TestOrganization,
   type TestServer,
@@ -40,7 +41,7 @@ beforeAll(async () => {
       }),
     );
   }
-  keys = created.map(({ apiKey }) => toApiKeyJson(apiKey)).reverse();
+  keys = created.map(({ apiKey }) => toApiKeyJson(apiKey, nowMicros())).reverse();
   client = createAdminClient({ baseUrl: server.baseUrl, apiKey: organization.adminKey, apiVersion: API_VERSION });
 });
 

@@ -9,7 +9,6 @@ import {
   type Creator,
   type EpochMicros,
   ExpiredApiKeyError,
-  nowMicros,
   type Principal,
   type RotateApiKeyResult,
   type Store,
@@ -21,8 +20,8 @@ import { type CursorParams, notFound, pageCursor, unknownCursor } from './page-c
 export interface ListApiKeysParams extends CursorParams {
   limit: number;
   filters: ApiKeyFilters;
-  /** The moment the status filter applies at; now when not given. */
-  now?: EpochMicros | undefined;
+  /** The moment the status filter applies at: the moment of the request. */
+  now: EpochMicros;
 }
 
 /**
@@ -33,8 +32,8 @@ export interface UpdateApiKeyParams {
   name?: string | undefined;
   status?: ApiKeyStatus | undefined;
   expiresAt?: EpochMicros | null | undefined;
-  /** The moment that decides whether the key has expired; now when not given. */
-  now?: EpochMicros | undefined;
+  /** The moment that decides whether a new expiry lies in the future: the moment of the request. */
+  now: EpochMicros;
 }
 
 /** What `createApiKey` takes. `workspaceId`: undefined for the default workspace, null for organization scope. */
@@ -103,7 +102,7 @@ export class ApiKeysService {
     params: UpdateApiKeyParams,
     context: ChangeContext,
   ): Promise<ApiKeyRecord> {
-    const { name, status, expiresAt, now = nowMicros() } = params;
+    const { name, status, expiresAt, now } = params;
     requireFuture(expiresAt, now);
     if (name === undefined && status === undefined && expiresAt === undefined) {
       return this.getApiKey(organizationId, id);

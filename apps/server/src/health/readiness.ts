@@ -23,7 +23,7 @@ export class Readiness {
 
   constructor(
     private readonly store: Store,
-    options: { deadlineMs?: number } = {},
+    options: { deadlineMs?: number | undefined } = {},
   ) {
     this.#deadlineMs = Math.min(options.deadlineMs ?? READINESS_DEADLINE_MS, READINESS_DEADLINE_MS);
   }

@@ -4,9 +4,9 @@ import type { ApiVersion } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../http/authenticate.js';
-import { openApiMetadataOf } from '../http/openapi-metadata.js';
 import { assignRequestId } from '../http/request-id.js';
-import { specOperations } from '../http/routes.js';
+import { openApiMetadataOf } from '../spec/openapi-metadata.js';
+import { specOperations } from '../spec/spec-operations.js';
 
 /** What one warm-up request met: the operation it was for, the one the validator matched, and the status. */
 export interface WarmUpResult {

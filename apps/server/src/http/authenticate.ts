@@ -1,7 +1,8 @@
-import { type Credential, hashSecret, type SecretKind, type Store, secretForm, secretKind } from '@apikeys/store';
+import { hashSecret, type Store, secretForm, secretKind } from '@apikeys/store';
 import type { NextFunction, Request, Response } from 'express';
-import { DefaultWorkspaces } from '../domain/default-workspaces.js';
+import { type DefaultWorkspaceId, DefaultWorkspaces } from '../domain/default-workspace.js';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
+import type { CredentialsByHash } from '../verification/credentials-by-hash.js';
 import { MISSING_CREDENTIAL_MESSAGES, presentedCredential } from './credentials.js';
 import { HttpError } from './errors/http-error.js';
 
@@ -12,7 +13,7 @@ interface CallerOrganization {
    * The real ID of the organization's default workspace (whose keys are stored with a null workspace), read when a
    * request first needs it and then kept: the first API version never shows it.
    */
-  defaultWorkspaceId(): Promise<string>;
+  defaultWorkspaceId: DefaultWorkspaceId;
 }
 
 /** Who is calling with an admin key, which may call every operation. */
@@ -33,11 +34,6 @@ export type Caller = AdminCaller | VerifierCaller;
 /** The ID of the caller's key: what its rate limit is counted by. */
 export const callerKeyId = (caller: Caller): string =>
   caller.kind === 'admin_key' ? caller.adminKeyId : caller.verifierKeyId;
-
-/** Where callers' keys are read by their secret's hash: the store, or a cache in front of it. */
-export interface CredentialsByHash {
-  findCredential(secretHash: string, kind?: SecretKind): Promise<Credential>;
-}
 
 /**
  * The 401 of a request without a valid admin key, or a 429 once its client address (`req.ip`: behind a trusted

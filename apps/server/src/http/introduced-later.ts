@@ -1,8 +1,8 @@
 import { type ApiVersion, OPERATION_INTRODUCED_IN } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
 import { Router as createRouter, type RequestHandler } from 'express';
+import { expressPath, specOperations } from '../spec/spec-operations.js';
 import { HttpError } from './errors/http-error.js';
-import { expressPath, specOperations } from './routes.js';
 
 /**
  * Answers a request for an operation that a later version introduced, which the document of the request's version

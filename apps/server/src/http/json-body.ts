@@ -4,9 +4,9 @@ import { MAX_REQUEST_BODY_BYTES } from '@apikeys/api-types';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import typeIs from 'type-is';
 import { quotable } from '../domain/quotable.js';
+import { openApiMetadataOf } from '../spec/openapi-metadata.js';
 import { isBodyParserError, unsupportedEncoding, unsupportedMediaType } from './errors/body-parser-errors.js';
 import { HttpError } from './errors/http-error.js';
-import { openApiMetadataOf } from './openapi-metadata.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 

@@ -1,9 +1,9 @@
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { NextFunction, Request, Response } from 'express';
 import { describeWait, type RequestLimiter } from '../rate-limits/request-limiter.js';
+import { specOperations } from '../spec/spec-operations.js';
 import { callerKeyId, callerOf } from './authenticate.js';
 import { HttpError } from './errors/http-error.js';
-import { specOperations } from './routes.js';
 
 /**
  * The requests of the operations the spec declares `x-rate-limited: false`, as `METHOD path`. Only operations

@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { specOperations } from './routes.js';
+import { specOperations } from '../spec/spec-operations.js';
 
 /**
  * The paths of the probes: paths whose every operation the spec declares with `security: []` (`/health`, `/ready`).

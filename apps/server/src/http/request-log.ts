@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { openApiMetadataOf } from './openapi-metadata.js';
+import { openApiMetadataOf } from '../spec/openapi-metadata.js';
 import { requestIdOf } from './request-id.js';
 
 /**

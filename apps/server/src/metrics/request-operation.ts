@@ -1,7 +1,7 @@
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { Request } from 'express';
-import { openApiMetadataOf } from '../http/openapi-metadata.js';
-import { specOperations } from '../http/routes.js';
+import { openApiMetadataOf } from '../spec/openapi-metadata.js';
+import { specOperations } from '../spec/spec-operations.js';
 
 /** The label of a request that matches no operation of the spec. */
 export const UNMATCHED_OPERATION = 'unmatched';

@@ -1,7 +1,7 @@
 import type { Credential, KeyChange, KeyChangeEvent, KeyOfSecret, SecretKind, Store } from '@apikeys/store';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { CredentialsByHash } from '../http/authenticate.js';
+import type { CredentialsByHash } from './credentials-by-hash.js';
 import type { KeysBySecret } from './verification-service.js';
 
 /** How much is remembered of secrets, and for how long. */

@@ -17,6 +17,8 @@ export class UsageRecorder {
   #noted = new Map<string, EpochMicros>();
   /** What the next write writes. */
   #pending = new Map<string, EpochMicros>();
+  /** The latest minute noted (from the request's clock): each write forgets the keys noted in earlier minutes. */
+  #currentMinute = 0;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
 
@@ -28,6 +30,7 @@ export class UsageRecorder {
 
   record(keyId: string, now: EpochMicros): void {
     const minute = Math.floor(now / MINUTE_MICROS) * MINUTE_MICROS;
+    this.#currentMinute = Math.max(this.#currentMinute, minute);
     if (this.#noted.get(keyId) === minute) {
       return;
     }
@@ -74,9 +77,8 @@ export class UsageRecorder {
   }
 
   #forgetPastMinutes(): void {
-    const minute = Math.floor(Date.now() / 60_000) * MINUTE_MICROS;
     for (const [id, noted] of this.#noted) {
-      if (noted < minute) {
+      if (noted < this.#currentMinute) {
         this.#noted.delete(id);
       }
     }

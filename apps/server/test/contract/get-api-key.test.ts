@@ -92,7 +92,7 @@ describe('getApiKey', () => {
       expect(error).toBeUndefined();
       expectMatchesSpec('getApiKey', response, data);
       expect(response.status).toBe(200);
-      expect(data).toEqual(toApiKeyJson(apiKey));
+      expect(data).toEqual(toApiKeyJson(apiKey, nowMicros()));
       expect(data).toEqual({
         id: apiKey.id,
         type: 'api_key',

@@ -187,7 +187,7 @@ describe('listApiKeys', () => {
         createdBy: { id: 'svc_robot', type: 'service_account' },
         status: 'inactive',
       });
-      const apiKey = toApiKeyJson(record);
+      const apiKey = toApiKeyJson(record, nowMicros());
 
       const page = await pageOf(API_VERSION, org.adminKey);
 
@@ -214,7 +214,7 @@ describe('listApiKeys', () => {
         expiresAt: Date.parse(expiry) * 1000 + 456,
         principal: { type: 'user', id: 'user_alice' },
       });
-      const { workspace_id: _, ...shared } = toApiKeyJson(apiKey);
+      const { workspace_id: _, ...shared } = toApiKeyJson(apiKey, nowMicros());
 
       const page = await pageOf(LATEST, org.adminKey);
 

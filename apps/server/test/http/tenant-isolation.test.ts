@@ -7,6 +7,7 @@ import {
   type ErrorBody,
   expectError,
   expectMatchesSpec,
+  nowMicros,
   snapshotKeys,
   startTestServer,
   type TestServer,
@@ -69,7 +70,7 @@ async function seedTenant(server: TestServer, label: string, organizationId: str
           createdBy: { id: userId, type: 'user' },
           status,
         });
-        keys.push(toApiKeyJson(apiKey));
+        keys.push(toApiKeyJson(apiKey, nowMicros()));
       }
     }
   }
@@ -218,7 +219,7 @@ describe('tenant isolation', () => {
         });
         expect(error.error.message).not.toContain(other.organizationId);
         const stored = await server.store.getApiKey(other.organizationId, foreignKey.id);
-        expect(stored && toApiKeyJson(stored)).toEqual(foreignKey);
+        expect(stored && toApiKeyJson(stored, nowMicros())).toEqual(foreignKey);
       }
       expect(await snapshotKeys(server.store, other.organizationId)).toEqual(before.other);
       expect(await snapshotKeys(server.store, own.organizationId)).toEqual(before.own);

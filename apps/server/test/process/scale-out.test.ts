@@ -10,7 +10,7 @@ import {
   startServerProcess,
   type TestDatabase,
 } from '@apikeys/server/testing';
-import { type OpenedStore, openStore } from '@apikeys/store';
+import { nowMicros, type OpenedStore, openStore } from '@apikeys/store';
 import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -238,7 +238,7 @@ describe.runIf(await postgresAvailable())('two server processes on one PostgreSQ
     const replies = await Promise.all(names.map((name, i) => updateKey(alternate(i), hot.id, { name })));
     const [throughA, throughB] = await Promise.all([getKey(a(), hot.id), getKey(b(), hot.id)]);
     const record = await theStore().getApiKey(ORGANIZATION, hot.id);
-    const stored = record && toApiKeyJson(record);
+    const stored = record && toApiKeyJson(record, nowMicros());
 
     replies.forEach((reply, i) => {
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);

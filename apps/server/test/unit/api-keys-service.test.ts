@@ -2,6 +2,7 @@ import {
   type ApiKeyRecord,
   type ChangeContext,
   DEFAULT_ORGANIZATION,
+  nowMicros,
   openSqliteStore,
   SQLITE_MEMORY,
   type Store,
@@ -75,7 +76,7 @@ describe('ApiKeysService', () => {
   describe('listApiKeys', () => {
     it('refuses both cursors at once with an invalid_request_error naming both parameters', async () => {
       const error = await appErrorOf(() =>
-        service.listApiKeys(ORG, { limit: 10, beforeId: key(0).id, afterId: key(2).id, filters: {} }),
+        service.listApiKeys(ORG, { limit: 10, beforeId: key(0).id, afterId: key(2).id, filters: {}, now: nowMicros() }),
       );
 
       expect(error.type).toBe('invalid_request_error');
@@ -87,33 +88,41 @@ describe('ApiKeysService', () => {
       ['afterId', 'after_id'],
       ['beforeId', 'before_id'],
     ] as const)('refuses an unknown %s with a message that starts with %s', async (field, parameter) => {
-      const error = await appErrorOf(() => service.listApiKeys(ORG, { limit: 10, [field]: MISSING, filters: {} }));
+      const error = await appErrorOf(() =>
+        service.listApiKeys(ORG, { limit: 10, [field]: MISSING, filters: {}, now: nowMicros() }),
+      );
 
       expect(error.type).toBe('invalid_request_error');
       expect(error.message).toBe(`${parameter}: no API key with ID ${MISSING}`);
     });
 
     it("refuses another organization's key as a cursor like an unknown one", async () => {
-      const error = await appErrorOf(() => service.listApiKeys(ORG, { limit: 10, afterId: foreign.id, filters: {} }));
+      const error = await appErrorOf(() =>
+        service.listApiKeys(ORG, { limit: 10, afterId: foreign.id, filters: {}, now: nowMicros() }),
+      );
 
       expect(error.type).toBe('invalid_request_error');
       expect(error.message).toBe(`after_id: no API key with ID ${foreign.id}`);
     });
 
     it('returns a page newest first, saying whether more keys lie beyond it', async () => {
-      const page = await service.listApiKeys(ORG, { limit: 2, filters: {} });
+      const page = await service.listApiKeys(ORG, { limit: 2, filters: {}, now: nowMicros() });
 
       expect(page).toEqual({ keys: [key(2), key(1)], hasMore: true });
     });
 
     it('pages on from a cursor, and says when no key is left', async () => {
-      const page = await service.listApiKeys(ORG, { limit: 2, afterId: key(1).id, filters: {} });
+      const page = await service.listApiKeys(ORG, { limit: 2, afterId: key(1).id, filters: {}, now: nowMicros() });
 
       expect(page).toEqual({ keys: [key(0)], hasMore: false });
     });
 
     it('returns an empty last page when no key matches', async () => {
-      const page = await service.listApiKeys(ORG, { limit: 5, filters: { workspaceId: 'wrkspc_none' } });
+      const page = await service.listApiKeys(ORG, {
+        limit: 5,
+        filters: { workspaceId: 'wrkspc_none' },
+        now: nowMicros(),
+      });
 
       expect(page).toEqual({ keys: [], hasMore: false });
     });
@@ -137,14 +146,14 @@ describe('ApiKeysService', () => {
 
   describe('updateApiKey', () => {
     it('keeps the status when only a name is given', async () => {
-      const updated = await service.updateApiKey(ORG, key(1).id, { name: 'renamed' }, CHANGES);
+      const updated = await service.updateApiKey(ORG, key(1).id, { name: 'renamed', now: nowMicros() }, CHANGES);
 
       expect(updated).toEqual({ ...key(1), name: 'renamed', status: 'inactive' });
       expect(await store.getApiKey(ORG, key(1).id)).toEqual(updated);
     });
 
     it('keeps the name when only a status is given', async () => {
-      const updated = await service.updateApiKey(ORG, key(2).id, { status: 'active' }, CHANGES);
+      const updated = await service.updateApiKey(ORG, key(2).id, { status: 'active', now: nowMicros() }, CHANGES);
 
       expect(updated).toEqual({ ...key(2), status: 'active' });
       expect(await store.getApiKey(ORG, key(2).id)).toEqual(updated);
@@ -156,14 +165,19 @@ describe('ApiKeysService', () => {
     ])('returns the key unchanged for %s, without writing', async (_label, params) => {
       const write = vi.spyOn(store, 'updateApiKey');
 
-      expect(await service.updateApiKey(ORG, key(0).id, params, CHANGES)).toEqual(key(0));
+      expect(await service.updateApiKey(ORG, key(0).id, { ...params, now: nowMicros() }, CHANGES)).toEqual(key(0));
 
       expect(write).not.toHaveBeenCalled();
       expect(await store.getApiKey(ORG, key(0).id)).toEqual(key(0));
     });
 
     it('sets both fields when both are given', async () => {
-      const updated = await service.updateApiKey(ORG, key(0).id, { name: 'both', status: 'archived' }, CHANGES);
+      const updated = await service.updateApiKey(
+        ORG,
+        key(0).id,
+        { name: 'both', status: 'archived', now: nowMicros() },
+        CHANGES,
+      );
 
       expect(updated).toEqual({ ...key(0), name: 'both', status: 'archived' });
     });
@@ -174,7 +188,7 @@ describe('ApiKeysService', () => {
       ["another organization's key", () => foreign.id, { name: 'hijacked', status: 'archived' as const }],
       ["another organization's key, with an empty update", () => foreign.id, {}],
     ])('answers %s with not_found_error and changes nothing', async (_label, id, params) => {
-      const error = await appErrorOf(() => service.updateApiKey(ORG, id(), params, CHANGES));
+      const error = await appErrorOf(() => service.updateApiKey(ORG, id(), { ...params, now: nowMicros() }, CHANGES));
 
       expect(error.type).toBe('not_found_error');
       expect(error.message).toBe(`api_key_id: no API key with ID ${id()}`);

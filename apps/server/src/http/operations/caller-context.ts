@@ -1,10 +1,11 @@
-import { type Creator, nowMicros } from '@apikeys/store';
+import type { Creator } from '@apikeys/store';
+import type { Clock } from '../../clock.js';
 import type { Caller } from '../authenticate.js';
 import type { SerializeContext } from '../serializers/context.js';
 
 /** What a request's serializers need, read once per request: the caller's default workspace, and now. */
-export async function serializeContext(caller: Caller): Promise<SerializeContext> {
-  return { defaultWorkspaceId: await caller.defaultWorkspaceId(), now: nowMicros() };
+export async function serializeContext(caller: Caller, clock: Clock): Promise<SerializeContext> {
+  return { defaultWorkspaceId: await caller.defaultWorkspaceId(), now: clock() };
 }
 
 /** The creator recorded for a key an admin key creates: the admin key, as a service account. */
@@ -13,15 +14,4 @@ export function creatorOf(caller: Caller): Creator {
     throw new Error('only an admin key creates keys');
   }
   return { type: 'service_account', id: caller.adminKeyId };
-}
-
-/**
- * The store's workspace filter for the `workspace_id` a list asks for: the default workspace's keys are stored with
- * a null workspace, so its real ID asks for null.
- */
-export async function workspaceFilter(
-  caller: Caller,
-  workspaceId: string | undefined,
-): Promise<string | null | undefined> {
-  return workspaceId !== undefined && workspaceId === (await caller.defaultWorkspaceId()) ? null : workspaceId;
 }

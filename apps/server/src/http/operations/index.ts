@@ -15,6 +15,3 @@ export function versionHandlers(services: Services, readiness: Readiness): Versi
     [API_VERSION_NAMES.v2026_10_21]: v2026_10_21Handlers(services, readiness),
   };
 }
-
-/** The handlers of the first API version's operations, keyed by operationId. */
-export const operationHandlers = v2023_06_01Handlers;

@@ -1,7 +1,7 @@
 import { API_VERSIONS, type ApiVersion, LATEST_API_VERSION } from '@apikeys/api-types';
 import { versionDocumentText } from '@apikeys/spec';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { VersionDocuments } from '../../app.js';
+import type { VersionDocuments } from '../../spec/version-documents.js';
 import { docsInitializer } from './docs-initializer.js';
 import { DOCS_CONTENT_SECURITY_POLICY, DOCS_PAGE_STYLESHEET, docsPage } from './docs-page.js';
 import { fingerprintedPath, immutable, type StaticResource, shortLived } from './static-resource.js';

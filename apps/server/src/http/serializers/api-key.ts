@@ -1,17 +1,16 @@
 import type { v2023_06_01 } from '@apikeys/api-types';
-import { type ApiKeyPage, type ApiKeyRecord, type EpochMicros, effectiveStatus, nowMicros } from '@apikeys/store';
-import { pageJson } from './page.js';
+import { type ApiKeyRecord, type EpochMicros, effectiveStatus } from '@apikeys/store';
 import { microsToRfc3339 } from './timestamps.js';
 
 type Schemas = v2023_06_01.components['schemas'];
 
 /**
- * An API key record as the first API version (`v2023_06_01`) shows it, as of `now`. That version has no expiry,
- * principal or scope (see "Keys that ... cannot describe" in spec/openapi.yaml): an expired key shows as
+ * An API key record as the first API version (`v2023_06_01`) shows it (`ApiKey`), as of `now`. That version has no
+ * expiry, principal or scope (see "Keys that ... cannot describe" in spec/openapi.yaml): an expired key shows as
  * `inactive`, and a key of the default workspace or with organization scope shows `workspace_id: null`. The later
- * versions' serializers are the files beside this one.
+ * version's shape is `api-key-v2026_10_21.ts`.
  */
-export function toApiKeyJson(key: ApiKeyRecord, now: EpochMicros = nowMicros()): Schemas['ApiKey'] {
+export function toApiKeyJson(key: ApiKeyRecord, now: EpochMicros): Schemas['ApiKey'] {
   const status = effectiveStatus(key, now);
   return {
     id: key.id,
@@ -24,12 +23,4 @@ export function toApiKeyJson(key: ApiKeyRecord, now: EpochMicros = nowMicros()):
     partial_key_hint: key.partialKeyHint,
     status: status === 'expired' ? 'inactive' : status,
   };
-}
-
-/** A page of keys as the first version's `ApiKeyList`. */
-export function toApiKeyListJson(page: ApiKeyPage, now: EpochMicros = nowMicros()): Schemas['ApiKeyList'] {
-  return pageJson(
-    page.keys.map((key) => toApiKeyJson(key, now)),
-    page.hasMore,
-  );
 }

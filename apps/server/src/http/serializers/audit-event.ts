@@ -1,7 +1,5 @@
 import type { v2026_10_21 } from '@apikeys/api-types';
 import type { AuditEventRecord, AuditTarget } from '@apikeys/store';
-import type { AuditEventPage } from '../../domain/audit-events-service.js';
-import { pageJson } from './page.js';
 import { microsToRfc3339 } from './timestamps.js';
 
 type Schemas = v2026_10_21.components['schemas'];
@@ -35,9 +33,4 @@ export function toAuditEventJson(event: AuditEventRecord): Schemas['AuditEvent']
     request_id: event.requestId,
     client: event.client && { ip_address: event.client.ipAddress, user_agent: event.client.userAgent },
   };
-}
-
-/** A page of the audit trail as `AuditEventList`. */
-export function toAuditEventListJson(page: AuditEventPage): Schemas['AuditEventList'] {
-  return pageJson(page.events.map(toAuditEventJson), page.hasMore);
 }
