@@ -15,7 +15,10 @@ export async function createTestOrganization(store: Store, name = 'test organiza
   return { id: organization.id, adminKey: secret, adminKeyId: adminKey.id };
 }
 
-/** Every key of an organization (up to 1000), newest first, as the store holds them: to prove a request changed nothing. */
+/**
+ * Every key of an organization (up to 1000), newest first, as the store holds them: to prove a request changed
+ * nothing.
+ */
 export async function snapshotKeys(store: Store, organizationId: string): Promise<ApiKeyRecord[]> {
   const result = await store.listApiKeys({ organizationId, limit: 1000 });
   if (result.kind !== 'page') {

@@ -9,7 +9,10 @@ export interface TestEngine {
 export declare const SQLITE: TestEngine;
 /** PostgreSQL, on the test server (TEST_DATABASE_URL). */
 export declare const POSTGRES: TestEngine;
-/** The engines of this run: SQLite always, PostgreSQL when reachable (always in CI, where an unreachable one throws). */
+/**
+ * The engines of this run: SQLite always, PostgreSQL when reachable (always in CI, where an unreachable one
+ * throws).
+ */
 export declare function testEngines(): Promise<TestEngine[]>;
 /** The engine a suite of the vitest project runs on (TEST_STORE, set by `engineProjects`); SQLite without it. */
 export declare function projectEngine(): TestEngine;
