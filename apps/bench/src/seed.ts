@@ -152,7 +152,7 @@ async function seed(
       seedSeconds,
       eventSeedSeconds,
       samples: await sample(),
-      firstItems: page.keys.map(toApiKeyJson),
+      firstItems: page.keys.map((key) => toApiKeyJson(key, nowMicros())),
     };
   } finally {
     await store.close();

@@ -9,16 +9,8 @@ export type * from './audit-trail/types.js';
 export type * from './credentials/types.js';
 export type * from './organizations/types.js';
 export type * from './seeding/types.js';
+export type * from './shared-types.js';
 export type * from './usage/types.js';
-
-/** Integer microseconds since the Unix epoch: exact, portable between engines and cheap to compare. */
-export type EpochMicros = number;
-
-/** A keyset cursor: the ID of an API key and which side of it the page lies on. */
-export interface PageCursor {
-  direction: 'after' | 'before';
-  id: string;
-}
 
 /** A key whose answer to a verification or an authentication may have changed. */
 export interface KeyChange {

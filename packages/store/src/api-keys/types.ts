@@ -1,5 +1,4 @@
-import type { ChangeContext } from '../audit-trail/types.js';
-import type { EpochMicros, PageCursor } from '../types.js';
+import type { ChangeContext, EpochMicros, PageCursor } from '../shared-types.js';
 
 /**
  * The status an API key is stored with: `active` keys authenticate requests; `inactive` keys are switched off;

@@ -1,27 +1,6 @@
 import type { ApiKeyStatus } from '../api-keys/types.js';
 import type { AdminKeyStatus } from '../credentials/types.js';
-import type { EpochMicros, PageCursor } from '../types.js';
-
-/** Who made a change: an admin key through the API, or an operator through the CLI (with the OS user, if known). */
-export type AuditActor = { type: 'admin_key'; id: string } | { type: 'operator'; name: string | null };
-
-/** The HTTP client of the request that made a change. */
-export interface AuditClient {
-  ipAddress: string | null;
-  userAgent: string | null;
-}
-
-/**
- * Who makes the changes of a store call, and through which request: every change is recorded with it, in an audit
- * event written in the same transaction. Without one, a store records the change as an operator's
- * (`OPERATOR_CHANGES`): a call that does not come through the API comes from whoever runs the code.
- */
-export interface ChangeContext {
-  actor: AuditActor;
-  /** The `request-id` of the API request; absent or null outside one. */
-  requestId?: string | null | undefined;
-  client?: AuditClient | null | undefined;
-}
+import type { AuditActor, AuditClient, EpochMicros, PageCursor } from '../shared-types.js';
 
 /** What an audit event records. */
 export type AuditEventType =

@@ -1,5 +1,5 @@
-import type { ChangeContext } from '../audit-trail/types.js';
 import type { SecretKind } from '../secrets.js';
+import type { ChangeContext } from '../shared-types.js';
 
 /** Whether an admin key may call the admin API. */
 export type AdminKeyStatus = 'active' | 'disabled';

@@ -1,4 +1,4 @@
-import type { ChangeContext } from '../audit-trail/types.js';
+import type { ChangeContext } from '../shared-types.js';
 
 /** An organization: the tenant every admin key and API key belongs to. */
 export interface OrganizationRecord {

@@ -1,4 +1,4 @@
-import type { EpochMicros } from '../types.js';
+import type { EpochMicros } from '../shared-types.js';
 
 /** A key's use to record: its ID and the moment (already cut to the minute). */
 export interface KeyUse {
