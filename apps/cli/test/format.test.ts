@@ -1,5 +1,5 @@
 import type { AuditEvent } from '@apikeys/client';
-import type { ApiKeyRecord } from '@apikeys/store';
+import { type ApiKeyRecord, microsToRfc3339 } from '@apikeys/store';
 import { describe, expect, it } from 'vitest';
 import {
   actorText,
@@ -11,7 +11,7 @@ import {
 } from '../src/format/audit-event.js';
 import { JsonListWriter } from '../src/format/json-list.js';
 import { keyProgress } from '../src/format/progress.js';
-import { microsToRfc3339, storedApiKeyJson } from '../src/format/stored-records.js';
+import { storedApiKeyJson } from '../src/format/stored-records.js';
 import { fixedTableLine, renderTable } from '../src/format/table.js';
 import { displayWidth, printable, shellWords, truncate } from '../src/format/text.js';
 

@@ -31,6 +31,11 @@ type JsonResultOf<Operation> = Operation extends {
   ? Result
   : never;
 
+/** The JSON body an operation of a version takes. */
+type BodyOf<Version extends ApiVersion, OperationId extends string> = JsonBodyOf<OperationOf<Version, OperationId>>;
+/** The JSON body of a `200` from an operation of a version. */
+type ResultOf<Version extends ApiVersion, OperationId extends string> = JsonResultOf<OperationOf<Version, OperationId>>;
+
 /** An API key. */
 export type ApiKey<Version extends ApiVersion = LatestApiVersion> = SchemasOf<Version>['ApiKey'];
 /** One page of API keys, as `listApiKeys` returns it. */
@@ -53,36 +58,30 @@ export type ListApiKeysFilters<Version extends ApiVersion = LatestApiVersion> = 
   'before_id' | 'after_id'
 >;
 /** The body of a `200` from `listApiKeys`: one page of keys. */
-export type ListApiKeysResponse<Version extends ApiVersion = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'listApiKeys'>
->;
+export type ListApiKeysResponse<Version extends ApiVersion = LatestApiVersion> = ResultOf<Version, 'listApiKeys'>;
 
 /** The ID of an API key, as the `api_key_id` path parameter takes it (the same in every version). */
 export type ApiKeyId = OperationOf<ApiVersion, 'getApiKey'>['parameters']['path']['api_key_id'];
 /** The body of a `200` from `getApiKey`. */
-export type GetApiKeyResponse<Version extends ApiVersion = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'getApiKey'>
->;
+export type GetApiKeyResponse<Version extends ApiVersion = LatestApiVersion> = ResultOf<Version, 'getApiKey'>;
 
 /**
  * The body `updateApiKey` takes: each field omitted (unchanged) or set; `status` (and from v2026_10_21 `name`) may be
  * `null` (unchanged); from v2026_10_21, `expires_at` sets the expiry, or removes it with `null`.
  */
-export type UpdateApiKeyBody<Version extends ApiVersion = LatestApiVersion> = JsonBodyOf<
-  OperationOf<Version, 'updateApiKey'>
->;
+export type UpdateApiKeyBody<Version extends ApiVersion = LatestApiVersion> = BodyOf<Version, 'updateApiKey'>;
 /** The body of a `200` from `updateApiKey`: the key as updated. */
-export type UpdateApiKeyResponse<Version extends ApiVersion = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'updateApiKey'>
->;
+export type UpdateApiKeyResponse<Version extends ApiVersion = LatestApiVersion> = ResultOf<Version, 'updateApiKey'>;
 
 /** The body `createApiKey` takes (v2026_10_21 on): `name`, and optionally `workspace_id`, `expires_at`, `principal`. */
-export type CreateApiKeyBody<Version extends VersionWith<'createApiKey'> = LatestApiVersion> = JsonBodyOf<
-  OperationOf<Version, 'createApiKey'>
+export type CreateApiKeyBody<Version extends VersionWith<'createApiKey'> = LatestApiVersion> = BodyOf<
+  Version,
+  'createApiKey'
 >;
 /** The body of a `200` from `createApiKey`: the new key, with its secret in `key` (shown this once). */
-export type CreatedApiKey<Version extends VersionWith<'createApiKey'> = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'createApiKey'>
+export type CreatedApiKey<Version extends VersionWith<'createApiKey'> = LatestApiVersion> = ResultOf<
+  Version,
+  'createApiKey'
 >;
 
 /**
@@ -91,28 +90,32 @@ export type CreatedApiKey<Version extends VersionWith<'createApiKey'> = LatestAp
  * responses the server fills in, not for a request, where the server applies the default.
  */
 export type RotateApiKeyBody<Version extends VersionWith<'rotateApiKey'> = LatestApiVersion> = Partial<
-  JsonBodyOf<OperationOf<Version, 'rotateApiKey'>>
+  BodyOf<Version, 'rotateApiKey'>
 >;
 /** The body of a `200` from `rotateApiKey`: the new key with its secret in `key`, and `rotated_api_key`, the old. */
-export type RotatedApiKey<Version extends VersionWith<'rotateApiKey'> = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'rotateApiKey'>
+export type RotatedApiKey<Version extends VersionWith<'rotateApiKey'> = LatestApiVersion> = ResultOf<
+  Version,
+  'rotateApiKey'
 >;
 
 /** The body of a `200` from `verifyApiKey` (v2026_10_21 on): `valid`, `code`, and the key when it was found. */
-export type KeyVerification<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'verifyApiKey'>
+export type KeyVerification<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> = ResultOf<
+  Version,
+  'verifyApiKey'
 >;
 /** Why a secret is or is not valid: `VALID`, `NOT_FOUND`, `INACTIVE`, `ARCHIVED` or `EXPIRED`. */
 export type VerificationCode<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> =
   KeyVerification<Version>['code'];
 
 /** An audit event (v2026_10_21 on): one change to a key, an admin key or the organization. */
-export type AuditEvent<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'getAuditEvent'>
+export type AuditEvent<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> = ResultOf<
+  Version,
+  'getAuditEvent'
 >;
 /** One page of audit events, as `listAuditEvents` returns it. */
-export type ListAuditEventsResponse<Version extends VersionWith<'listAuditEvents'> = LatestApiVersion> = JsonResultOf<
-  OperationOf<Version, 'listAuditEvents'>
+export type ListAuditEventsResponse<Version extends VersionWith<'listAuditEvents'> = LatestApiVersion> = ResultOf<
+  Version,
+  'listAuditEvents'
 >;
 /** What an audit event records: `api_key.created`, `api_key.updated`, ... */
 export type AuditEventType<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> =

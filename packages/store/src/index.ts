@@ -1,3 +1,4 @@
+export { type ApiKeyJsonV2023_06_01, toApiKeyJsonV2023_06_01 } from './api-key-json-v2023_06_01.js';
 export { ExpiredApiKeyError } from './expired-api-key-error.js';
 export {
   DatabaseOpenError,
@@ -18,6 +19,6 @@ export { openSqliteStore, SQLITE_MEMORY } from './sqlite/open-sqlite-store.js';
 export { EFFECTIVE_API_KEY_STATUSES, effectiveStatus } from './statuses.js';
 export { type SpecialStoreCall, STORE_CALLS, type StoreCall } from './store-calls.js';
 export { DEFAULT_TIMEOUT_MS, type StoreOptions } from './store-options.js';
-export { nowMicros } from './time.js';
+export { microsToRfc3339, nowMicros, rfc3339ToMicros } from './time.js';
 export type * from './types.js';
 export { DatabaseUnavailableError, type UnavailableReason, type WriteOutcome } from './unavailable.js';

@@ -2,12 +2,14 @@ import type { AuditEvent } from '@apikeys/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { ErrorNotice } from '../components/error-notice.js';
+import { ScrollingTable } from '../components/scrolling-table.js';
 import { TimeText } from '../components/time-text.js';
 import { formatActor, formatChanges } from '../format.js';
 import { queryKeys } from '../query-keys.js';
 import { useSession } from '../session.js';
 
 const EVENTS_PER_PAGE = 20;
+const HISTORY_COLUMNS = ['When', 'Event', 'By', 'Changes', 'Request ID'];
 
 function EventRow({ event }: { event: AuditEvent }) {
   const changes = formatChanges(event.changes);
@@ -59,25 +61,11 @@ export function AuditHistory({ keyId }: { keyId: string }) {
       {result.isError ? <ErrorNotice error={result.error} title="The history could not be loaded" /> : null}
       {page && page.data.length === 0 ? <p role="status">No event recorded for this key.</p> : null}
       {page && page.data.length > 0 ? (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: the keyboard must reach a scrolling region (WCAG 2.1.1)
-        <section className="table-scroll" aria-labelledby={headingId} tabIndex={0}>
-          <table aria-busy={result.isFetching}>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">By</th>
-                <th scope="col">Changes</th>
-                <th scope="col">Request ID</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.map((event) => (
-                <EventRow key={event.id} event={event} />
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <ScrollingTable labelledBy={headingId} busy={result.isFetching} columns={HISTORY_COLUMNS}>
+          {page.data.map((event) => (
+            <EventRow key={event.id} event={event} />
+          ))}
+        </ScrollingTable>
       ) : null}
       {cursors.length > 0 || page?.has_more ? (
         <nav className="pager" aria-label="Pages of the history">

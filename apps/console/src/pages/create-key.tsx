@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
+import { FieldProblem } from '../components/field-problem.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { utcInputToIso } from '../format.js';
 import { nameProblem } from '../key-name.js';
@@ -121,11 +122,7 @@ export function CreateKey() {
             aria-describedby={problems.name === undefined ? undefined : `${id}-name-problem`}
             required
           />
-          {problems.name === undefined ? null : (
-            <p id={`${id}-name-problem`} className="field-error">
-              {problems.name}
-            </p>
-          )}
+          <FieldProblem id={`${id}-name-problem`} problem={problems.name} />
         </div>
         <div className="field">
           <label htmlFor={`${id}-workspace`}>Workspace ID (optional)</label>
@@ -153,11 +150,7 @@ export function CreateKey() {
           <p id={`${id}-expires-help`} className="muted">
             Empty: the key never expires.
           </p>
-          {problems.expires_at === undefined ? null : (
-            <p id={`${id}-expires-problem`} className="field-error">
-              {problems.expires_at}
-            </p>
-          )}
+          <FieldProblem id={`${id}-expires-problem`} problem={problems.expires_at} />
         </div>
         <button type="submit" className="button" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create the key'}

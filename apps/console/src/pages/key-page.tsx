@@ -4,6 +4,7 @@ import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useRef, use
 import { Link, useParams } from 'react-router';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNotice } from '../components/error-notice.js';
+import { FieldProblem } from '../components/field-problem.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
@@ -117,11 +118,7 @@ function Rename({ apiKey }: { apiKey: ApiKey }) {
             Cancel
           </button>
         </div>
-        {problem === null ? null : (
-          <p id={`${id}-problem`} className="field-error">
-            {problem}
-          </p>
-        )}
+        <FieldProblem id={`${id}-problem`} problem={problem} />
         {update.isError ? <ErrorNotice error={update.error} title="Renaming failed" /> : null}
       </form>
     </>
@@ -170,6 +167,22 @@ function KeyFields({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
+/** The status changes offered by a button each, to a key whose status is one of `from`, and what is announced after. */
+const STATUS_CHANGES: readonly {
+  label: string;
+  to: NonNullable<UpdateApiKeyBody['status']>;
+  from: readonly ApiKey['status'][];
+  message: string;
+}[] = [
+  {
+    label: 'Deactivate',
+    to: 'inactive',
+    from: ['active'],
+    message: 'The key is deactivated: requests with it are refused.',
+  },
+  { label: 'Reactivate', to: 'active', from: ['inactive', 'archived'], message: 'The key is active again.' },
+];
+
 /** Deactivate, reactivate and archive, each with the API's error when it fails. */
 function StatusActions({ apiKey }: { apiKey: ApiKey }) {
   const update = useUpdateKey(apiKey.id);
@@ -200,26 +213,17 @@ function StatusActions({ apiKey }: { apiKey: ApiKey }) {
       </h2>
       {expired ? <p className="muted">This key has expired: it can only be renamed or archived.</p> : null}
       <div className="actions">
-        {apiKey.status === 'active' ? (
+        {STATUS_CHANGES.filter(({ from }) => from.includes(apiKey.status)).map(({ label, to, message }) => (
           <button
+            key={to}
             type="button"
             className="button button-secondary"
             disabled={update.isPending}
-            onClick={() => setStatus('inactive', 'The key is deactivated: requests with it are refused.')}
+            onClick={() => setStatus(to, message)}
           >
-            Deactivate
+            {label}
           </button>
-        ) : null}
-        {apiKey.status === 'inactive' || apiKey.status === 'archived' ? (
-          <button
-            type="button"
-            className="button button-secondary"
-            disabled={update.isPending}
-            onClick={() => setStatus('active', 'The key is active again.')}
-          >
-            Reactivate
-          </button>
-        ) : null}
+        ))}
         {apiKey.status === 'archived' ? null : (
           <button
             type="button"
@@ -332,11 +336,7 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
             </button>
           )}
         </div>
-        {problem === null ? null : (
-          <p id={`${id}-problem`} className="field-error">
-            {problem}
-          </p>
-        )}
+        <FieldProblem id={`${id}-problem`} problem={problem} />
       </form>
       <ActionOutcome done={done} failure={update.isError ? update.error : null} title="Changing the expiry failed" />
     </section>

@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useRef } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
+import { ScrollingTable } from '../components/scrolling-table.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
 import { formatCreator, formatScope } from '../format.js';
@@ -26,10 +27,61 @@ function listHref(query: ListApiKeysQuery): string {
   return search === '' ? '/' : `/?${search}`;
 }
 
+interface IdFilterProps {
+  label: string;
+  name: 'workspace_id' | 'created_by_user_id';
+  placeholder: string;
+  query: ListApiKeysQuery;
+}
+
+/** A filter field for an ID, typed or pasted: neither spell-checked nor completed from what was typed before. */
+function IdFilter({ label, name, placeholder, query }: IdFilterProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        name={name}
+        defaultValue={query[name] ?? ''}
+        placeholder={placeholder}
+        spellCheck={false}
+        autoComplete="off"
+      />
+    </div>
+  );
+}
+
+interface SelectFilterProps {
+  label: string;
+  name: string;
+  value: string;
+  options: readonly (string | number)[];
+  /** The label of a first option, which does not filter; none if absent. */
+  anyLabel?: string;
+}
+
+/** A filter field with a choice among `options`. */
+function SelectFilter({ label, name, value, options, anyLabel }: SelectFilterProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={name} defaultValue={value}>
+        {anyLabel === undefined ? null : <option value="">{anyLabel}</option>}
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /** The filters: status, workspace, creator and page size; applying them goes back to the first page. */
 function Filters({ query }: { query: ListApiKeysQuery }) {
   const navigate = useNavigate();
-  const id = useId();
 
   function apply(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -47,49 +99,15 @@ function Filters({ query }: { query: ListApiKeysQuery }) {
   return (
     // Keyed by the query, so that the fields show the address's filters after Back or a shared link.
     <form key={listHref(withoutCursor(query))} className="filters" onSubmit={apply} aria-label="Filter keys">
-      <div className="field">
-        <label htmlFor={`${id}-status`}>Status</label>
-        <select id={`${id}-status`} name="status" defaultValue={query.status ?? ''}>
-          <option value="">Any status</option>
-          {STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-workspace`}>Workspace ID</label>
-        <input
-          id={`${id}-workspace`}
-          name="workspace_id"
-          defaultValue={query.workspace_id ?? ''}
-          placeholder="wrkspc_..."
-          spellCheck={false}
-          autoComplete="off"
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-creator`}>Created by (user ID)</label>
-        <input
-          id={`${id}-creator`}
-          name="created_by_user_id"
-          defaultValue={query.created_by_user_id ?? ''}
-          placeholder="user_..."
-          spellCheck={false}
-          autoComplete="off"
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-limit`}>Keys per page</label>
-        <select id={`${id}-limit`} name="limit" defaultValue={String(query.limit ?? LIST_LIMIT.default)}>
-          {PAGE_SIZES.map((size) => (
-            <option key={size} value={size}>
-              {size}
-            </option>
-          ))}
-        </select>
-      </div>
+      <SelectFilter label="Status" name="status" value={query.status ?? ''} options={STATUSES} anyLabel="Any status" />
+      <IdFilter label="Workspace ID" name="workspace_id" placeholder="wrkspc_..." query={query} />
+      <IdFilter label="Created by (user ID)" name="created_by_user_id" placeholder="user_..." query={query} />
+      <SelectFilter
+        label="Keys per page"
+        name="limit"
+        value={String(query.limit ?? LIST_LIMIT.default)}
+        options={PAGE_SIZES}
+      />
       <div className="field field-actions">
         <button type="submit" className="button">
           Apply filters
@@ -102,53 +120,34 @@ function Filters({ query }: { query: ListApiKeysQuery }) {
   );
 }
 
+const KEY_COLUMNS = ['Name', 'Status', 'Scope', 'Created', 'Created by', 'Expires', 'Last used'];
+
 function KeysTable({ keys, busy }: { keys: ApiKey[]; busy: boolean }) {
-  const captionId = useId();
   return (
-    // A region that scrolls sideways on a narrow screen; focusable, so that the keyboard can scroll it too.
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: the keyboard must reach a scrolling region (WCAG 2.1.1)
-    <section className="table-scroll" aria-labelledby={captionId} tabIndex={0}>
-      <table aria-busy={busy}>
-        <caption id={captionId} className="visually-hidden">
-          API keys, newest first
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Created</th>
-            <th scope="col">Created by</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <td>
-                <Link to={`/keys/${encodeURIComponent(key.id)}`}>{key.name}</Link>
-                <div className="muted mono">{key.id}</div>
-              </td>
-              <td>
-                <StatusBadge status={key.status} />
-              </td>
-              <td className="mono">{formatScope(key.scope)}</td>
-              <td>
-                <TimeText value={key.created_at} />
-              </td>
-              <td className="mono">{formatCreator(key.created_by)}</td>
-              <td>
-                <TimeText value={key.expires_at} fallback="Never" />
-              </td>
-              <td>
-                <TimeText value={key.last_used_at} fallback="Never" />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+    <ScrollingTable caption="API keys, newest first" busy={busy} columns={KEY_COLUMNS}>
+      {keys.map((key) => (
+        <tr key={key.id}>
+          <td>
+            <Link to={`/keys/${encodeURIComponent(key.id)}`}>{key.name}</Link>
+            <div className="muted mono">{key.id}</div>
+          </td>
+          <td>
+            <StatusBadge status={key.status} />
+          </td>
+          <td className="mono">{formatScope(key.scope)}</td>
+          <td>
+            <TimeText value={key.created_at} />
+          </td>
+          <td className="mono">{formatCreator(key.created_by)}</td>
+          <td>
+            <TimeText value={key.expires_at} fallback="Never" />
+          </td>
+          <td>
+            <TimeText value={key.last_used_at} fallback="Never" />
+          </td>
+        </tr>
+      ))}
+    </ScrollingTable>
   );
 }
 

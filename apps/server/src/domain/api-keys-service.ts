@@ -54,6 +54,14 @@ export interface RotateApiKeyParams {
 
 const apiKeyNotFound = (id: string) => notFound('api_key_id', 'API key', id);
 
+/** The key a store call found, or the API's not-found error for the ID it was asked for. */
+function foundKey(key: ApiKeyRecord | undefined, id: string): ApiKeyRecord {
+  if (!key) {
+    throw apiKeyNotFound(id);
+  }
+  return key;
+}
+
 /** Refuses an expiry that is not in the future. */
 function requireFuture(expiresAt: EpochMicros | null | undefined, now: EpochMicros): void {
   if (expiresAt !== null && expiresAt !== undefined && expiresAt <= now) {
@@ -85,11 +93,7 @@ export class ApiKeysService {
   }
 
   async getApiKey(organizationId: string, id: string): Promise<ApiKeyRecord> {
-    const key = await this.store.getApiKey(organizationId, id);
-    if (!key) {
-      throw apiKeyNotFound(id);
-    }
-    return key;
+    return foundKey(await this.store.getApiKey(organizationId, id), id);
   }
 
   /**
@@ -118,10 +122,7 @@ export class ApiKeysService {
       }
       throw error;
     }
-    if (!key) {
-      throw apiKeyNotFound(id);
-    }
-    return key;
+    return foundKey(key, id);
   }
 
   /** Creates a key in the organization; organization scope needs a principal. */

@@ -1,7 +1,7 @@
 import { LATEST_EXPIRY } from '@apikeys/api-types';
+import { microsToRfc3339, rfc3339ToMicros } from '@apikeys/store';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { microsToRfc3339, rfc3339ToMicros } from '../../src/http/serializers/timestamps.js';
 
 describe('microsToRfc3339', () => {
   it.each([

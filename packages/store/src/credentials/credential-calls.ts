@@ -3,9 +3,7 @@ import { recordEvent, recordedFields } from '../audit-trail/record-event.js';
 import type { CoreCalls } from '../core/core-calls.js';
 import type { StoreCore } from '../core/store-core.js';
 import { isPostgres } from '../dialect.js';
-import { newId } from '../random.js';
-import { hashesEqual, issueSecret, type SecretKind } from '../secrets.js';
-import { nowMicros } from '../time.js';
+import { hashesEqual, type SecretKind } from '../secrets.js';
 import type {
   AdminKeyRecord,
   AdminKeyStatus,
@@ -16,7 +14,13 @@ import type {
   VerifierKeyRecord,
   VerifierKeyStatus,
 } from '../types.js';
-import { byHash, CREDENTIAL_KEY_COLUMNS, type CredentialKeyValues, toCredentialKey } from './credential-rows.js';
+import {
+  byHash,
+  CREDENTIAL_KEY_COLUMNS,
+  type CredentialKeyValues,
+  newCredentialKeyRow,
+  toCredentialKey,
+} from './credential-rows.js';
 
 /** Creates an active admin key of the organization, and records its creation. */
 export async function createAdminKey(
@@ -24,16 +28,7 @@ export async function createAdminKey(
   input: { organizationId: string; name: string },
   context = OPERATOR_CHANGES,
 ): Promise<CreatedAdminKey> {
-  const issued = issueSecret('admin');
-  const row = {
-    id: newId('adminkey'),
-    organization_id: input.organizationId,
-    name: input.name,
-    secret_hash: issued.hash,
-    partial_key_hint: issued.hint,
-    status: 'active' as const,
-    created_at: nowMicros(),
-  };
+  const { row, secret } = newCredentialKeyRow('admin', input);
   const adminKey = toCredentialKey(row);
   return core.inTransaction(async (trx) => {
     await trx.db.insertInto('admin_keys').values(row).execute();
@@ -48,7 +43,7 @@ export async function createAdminKey(
       },
       context,
     );
-    return { adminKey, secret: issued.secret };
+    return { adminKey, secret };
   });
 }
 
@@ -153,18 +148,9 @@ export async function createVerifierKey(
   core: StoreCore,
   input: { organizationId: string; name: string },
 ): Promise<CreatedVerifierKey> {
-  const issued = issueSecret('verifier');
-  const row = {
-    id: newId('verifierkey'),
-    organization_id: input.organizationId,
-    name: input.name,
-    secret_hash: issued.hash,
-    partial_key_hint: issued.hint,
-    status: 'active' as const,
-    created_at: nowMicros(),
-  };
+  const { row, secret } = newCredentialKeyRow('verifier', input);
   await core.db.insertInto('verifier_keys').values(row).execute();
-  return { verifierKey: toCredentialKey(row), secret: issued.secret };
+  return { verifierKey: toCredentialKey(row), secret };
 }
 
 /** Enables or disables a verifier key (not audited). */

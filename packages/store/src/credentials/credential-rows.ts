@@ -1,6 +1,9 @@
 import type { StoreCore } from '../core/store-core.js';
 import type { PreparedQuery } from '../prepared-query.js';
+import { newId } from '../random.js';
 import type { AdminKeysTable, VerifierKeysTable } from '../schema.js';
+import { issueSecret } from '../secrets.js';
+import { nowMicros } from '../time.js';
 import type { AdminKeyRecord, VerifierKeyRecord } from '../types.js';
 
 /** The columns of a credential, the same in `admin_keys` and `verifier_keys`, its secret's hash last. */
@@ -28,6 +31,30 @@ export type CredentialKeyValues = [
   status: AdminKeysTable['status'] & VerifierKeysTable['status'],
   secret_hash: string,
 ];
+
+/** The ID prefix of each kind of credential key. */
+const ID_PREFIX = { admin: 'adminkey', verifier: 'verifierkey' } as const;
+
+/**
+ * The row of a new active admin key or verifier key of the organization, with a fresh secret: the secret goes back
+ * to the caller this once, the row keeps only its hash.
+ */
+export function newCredentialKeyRow(
+  kind: keyof typeof ID_PREFIX,
+  input: { organizationId: string; name: string },
+): { row: AdminKeysTable & VerifierKeysTable; secret: string } {
+  const issued = issueSecret(kind);
+  const row = {
+    id: newId(ID_PREFIX[kind]),
+    organization_id: input.organizationId,
+    name: input.name,
+    secret_hash: issued.hash,
+    partial_key_hint: issued.hint,
+    status: 'active' as const,
+    created_at: nowMicros(),
+  };
+  return { row, secret: issued.secret };
+}
 
 /** Maps an admin key or verifier key row to its record (the two records have the same fields). */
 export function toCredentialKey(row: CredentialRow): AdminKeyRecord & VerifierKeyRecord {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Unavailability, UnavailableReason } from '../unavailable.js';
-import { ConnectionLostError, DeadlineError } from './client-errors.js';
+import { ClientSideError, ConnectionLostError, DeadlineError } from './client-errors.js';
 
 /** Socket errors of a connection that could not be made or broke. */
 const NETWORK_CODES = new Set([
@@ -75,7 +75,7 @@ function certainlyNotMade(error: unknown): boolean {
   if (error instanceof pg.DatabaseError) {
     return error.severity === 'ERROR' || REFUSED_CONNECTION_CODES.has(error.code ?? '');
   }
-  if (error instanceof DeadlineError || error instanceof ConnectionLostError) {
+  if (error instanceof ClientSideError) {
     return !error.statementSent;
   }
   if (error instanceof AggregateError) {

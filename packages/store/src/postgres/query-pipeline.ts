@@ -2,7 +2,7 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { DEFAULT_TIMEOUT_MS } from '../store-options.js';
 import type { ConnectionPoolStats } from '../types.js';
-import { ConnectionLostError, DeadlineError } from './client-errors.js';
+import { ClientSideError, ConnectionLostError, DeadlineError } from './client-errors.js';
 import { isStatementError } from './statement-errors.js';
 
 /** How busy a pool of connections is (see ConnectionPoolStats). */
@@ -54,7 +54,7 @@ function describe(error: unknown): string {
  * the connection ended or failed. PostgreSQL's own errors, and any other error, are left as they are.
  */
 function storeErrorOf(error: unknown, connection: PipelineConnection, timeoutMs: number, statementSent: boolean) {
-  if (error instanceof DeadlineError || error instanceof ConnectionLostError || error instanceof pg.DatabaseError) {
+  if (error instanceof ClientSideError || error instanceof pg.DatabaseError) {
     return error;
   }
   if (connection.missedDeadline) {

@@ -1,7 +1,6 @@
 import { LATEST_EXPIRY, type v2026_10_21 } from '@apikeys/api-types';
-import type { Principal } from '@apikeys/store';
+import { type Principal, rfc3339ToMicros } from '@apikeys/store';
 import { invalidRequest } from '../../domain/errors.js';
-import { rfc3339ToMicros } from '../serializers/timestamps.js';
 
 type Schemas = v2026_10_21.components['schemas'];
 

@@ -1,8 +1,7 @@
 import type { v2026_10_21 } from '@apikeys/api-types';
-import { type ApiKeyRecord, effectiveStatus, type Principal } from '@apikeys/store';
+import { type ApiKeyRecord, effectiveStatus, microsToRfc3339, type Principal } from '@apikeys/store';
 import { shownWorkspaceId } from '../../domain/default-workspace.js';
 import type { SerializeContext } from './context.js';
-import { microsToRfc3339 } from './timestamps.js';
 
 type Schemas = v2026_10_21.components['schemas'];
 

@@ -1,6 +1,5 @@
 import type { v2026_10_21 } from '@apikeys/api-types';
-import type { AuditEventRecord, AuditTarget } from '@apikeys/store';
-import { microsToRfc3339 } from './timestamps.js';
+import { type AuditEventRecord, type AuditTarget, microsToRfc3339 } from '@apikeys/store';
 
 type Schemas = v2026_10_21.components['schemas'];
 
