@@ -57,8 +57,7 @@ function whenChunkedBodyStarts(req: Request, res: Response, then: () => void): v
 
 /**
  * Checks the raw bytes before parsing: the JSON parser reads an empty body as `{}`, but an empty body is no body;
- * and JSON is UTF-8, which the parser would otherwise decode leniently,
- * turning bad bytes into U+FFFD.
+ * and JSON is UTF-8, which the parser would otherwise decode leniently, turning bad bytes into U+FFFD.
  */
 function checkBytes(_req: unknown, _res: unknown, buffer: Buffer): void {
   if (buffer.length === 0) {
@@ -137,9 +136,9 @@ export function requireDocumentedBody(req: Request, _res: Response, next: NextFu
 /**
  * Reads the JSON body of a request that may have one, strictly: uncompressed (`content-encoding` is absent or
  * `identity`, else 415), UTF-8, at most the spec's body limit, and every string valid Unicode (a `\ud800` escape
- * is refused with 400, never stored as something else). An empty body is no body (`req.body` stays undefined); a
- * body that is not JSON is left unread, for `requireDocumentedBody` to refuse. A body sent with GET is read and
- * ignored.
+ * is refused with 400, never stored as something else). An empty body, a chunked one of no bytes included, is no
+ * body (`req.body` stays undefined); a body that is not JSON is left unread, for `requireDocumentedBody` to
+ * refuse. A body sent with GET is read and ignored.
  */
 export function jsonBody() {
   const parse = express.json({ limit: MAX_REQUEST_BODY_BYTES, strict: true, inflate: false, verify: checkBytes });
