@@ -15,18 +15,49 @@ const JSON_MEDIA_TYPES = ['application/json'];
 /** The type of the error `checkBytes` raises for a body of no bytes, which is then read as no body. */
 const EMPTY_BODY = 'entity.empty';
 
+/** The requests whose chunked body ended before its first byte: no body, as a content-length of 0 is. */
+const emptyChunkedBodies = new WeakSet<IncomingMessage>();
+
 /**
- * Whether a request sends a body: a chunked one, or a content-length above 0. A content-length of 0 is no body, as
- * is neither header (RFC 9112, 6.3); whether the operation needs one is checked once it is known.
+ * Whether a request sends a body: a chunked one (unless it turned out empty), or a content-length above 0. A
+ * content-length of 0 is no body, as is neither header (RFC 9112, 6.3); whether the operation needs one is checked
+ * once it is known.
  */
 function sendsBody(req: IncomingMessage): boolean {
+  if (emptyChunkedBodies.has(req)) {
+    return false;
+  }
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 /**
- * Checks the raw bytes before parsing: the JSON parser reads an empty body as `{}`, but an empty body is no body
- * (a chunked body of no bytes included); and JSON is UTF-8, which the parser would otherwise decode leniently,
- * turning bad bytes into U+FFFD.
+ * Waits for a chunked body's first byte or its end, leaving the bytes in the stream, then calls `then`. A body
+ * that ends at once is no body: whatever its content type says, it is then read as if it had a content-length of
+ * 0. A body the HTTP parser refuses first gets neither; its 400 is answered elsewhere (answerClientError).
+ */
+function whenChunkedBodyStarts(req: Request, res: Response, then: () => void): void {
+  const settle = (empty: boolean) => {
+    req.off('readable', onReadable).off('end', onEnd);
+    if (empty) {
+      emptyChunkedBodies.add(req);
+      // Nothing is left to read; resuming lets the request end.
+      req.resume();
+    } else {
+      // Waiting for the first byte counts as reading, after which Node no longer drops what the response left
+      // unread (a body that is not JSON, say): it is dropped here instead, as Node would.
+      res.once('finish', () => req.resume());
+    }
+    then();
+  };
+  // 'readable' with nothing buffered means the body has ended; a body that had ended before this listens gets 'end'.
+  const onReadable = () => settle(req.readableLength === 0);
+  const onEnd = () => settle(true);
+  req.on('readable', onReadable).once('end', onEnd);
+}
+
+/**
+ * Checks the raw bytes before parsing: the JSON parser reads an empty body as `{}`, but an empty body is no body;
+ * and JSON is UTF-8, which the parser would otherwise decode leniently, turning bad bytes into U+FFFD.
  */
 function checkBytes(_req: unknown, _res: unknown, buffer: Buffer): void {
   if (buffer.length === 0) {
@@ -105,28 +136,13 @@ export function requireDocumentedBody(req: Request, _res: Response, next: NextFu
 /**
  * Reads the JSON body of a request that may have one, strictly: uncompressed (`content-encoding` is absent or
  * `identity`, else 415), UTF-8, at most the spec's body limit, and every string valid Unicode (a `\ud800` escape
- * is refused with 400, never stored as something else). An empty body is no body (`req.body` stays undefined); a
- * body that is not JSON is left unread, for `requireDocumentedBody` to refuse. A body sent with GET is read and
- * ignored.
+ * is refused with 400, never stored as something else). An empty body, a chunked one of no bytes included, is no
+ * body (`req.body` stays undefined); a body that is not JSON is left unread, for `requireDocumentedBody` to
+ * refuse. A body sent with GET is read and ignored.
  */
 export function jsonBody() {
   const parse = express.json({ limit: MAX_REQUEST_BODY_BYTES, strict: true, inflate: false, verify: checkBytes });
-  return (req: Request, res: Response, next: NextFunction): void => {
-    if (!METHODS_WITH_BODY.has(req.method)) {
-      if (sendsBody(req)) {
-        // Read and dropped before the operation runs, so that its answer waits for the whole request: a body the
-        // HTTP parser refuses part way then gets that 400 (answerClientError), not this answer and a stray error.
-        req.once('end', () => next()).resume();
-        return;
-      }
-      next();
-      return;
-    }
-    const encoding = req.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      next(unsupportedEncoding());
-      return;
-    }
+  const readBody = (req: Request, res: Response, next: NextFunction): void => {
     if (!sendsBody(req)) {
       next();
       return;
@@ -161,5 +177,27 @@ export function jsonBody() {
       const field = path.length > 0 && path.every((part) => quotable(part, 'name')) ? path.join('.') : 'body';
       next(HttpError.of('invalid_request_error', `${field}: must be valid Unicode; it holds an unpaired surrogate`));
     });
+  };
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!METHODS_WITH_BODY.has(req.method)) {
+      if (sendsBody(req)) {
+        // Read and dropped before the operation runs, so that its answer waits for the whole request: a body the
+        // HTTP parser refuses part way then gets that 400 (answerClientError), not this answer and a stray error.
+        req.once('end', () => next()).resume();
+        return;
+      }
+      next();
+      return;
+    }
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      next(unsupportedEncoding());
+      return;
+    }
+    if (req.headers['transfer-encoding'] !== undefined) {
+      whenChunkedBodyStarts(req, res, () => readBody(req, res, next));
+      return;
+    }
+    readBody(req, res, next);
   };
 }

@@ -191,6 +191,19 @@ describe('getApiKey', () => {
       expectError(result, invalid(version, /^expand: unknown query parameter/));
     });
 
+    // An empty list filter means no filter only on the list: here it is an unknown parameter, refused before the
+    // key is looked up.
+    it.each([
+      ['a key of the organization', async () => (await createTestKey(server.store, DEFAULT_ORGANIZATION.id)).apiKey.id],
+      ['an ID that names nothing', async () => 'apikey_000000000000000000000000'],
+    ])('rejects an empty list filter (status=, workspace_id=), for %s', async (_, id) => {
+      for (const filter of ['status', 'workspace_id']) {
+        const result = await getRaw(version, await id(), undefined, `?${filter}=`);
+
+        expectError(result, invalid(version, `${filter}: unknown query parameter`));
+      }
+    });
+
     it('rejects an api_key_id longer than 255 characters, naming the parameter', async () => {
       const result = await getRaw(version, 'k'.repeat(256));
 

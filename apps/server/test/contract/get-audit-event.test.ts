@@ -38,8 +38,8 @@ describe('getAuditEvent', () => {
     vi.restoreAllMocks();
   });
 
-  async function get(id: string, adminKey: string | null = org.adminKey) {
-    const result = await server.request(`${EVENTS}/${encodeURIComponent(id)}`, {
+  async function get(id: string, adminKey: string | null = org.adminKey, query = '') {
+    const result = await server.request(`${EVENTS}/${encodeURIComponent(id)}${query}`, {
       headers: adminKey ? authHeaders(adminKey, { 'vendor-version': VERSION }) : { 'vendor-version': VERSION },
     });
     expectMatchesSpec('getAuditEvent', result.response, result.body, VERSION);
@@ -93,6 +93,24 @@ describe('getAuditEvent', () => {
         message: /^audit_event_id: must NOT have more than 255 characters/,
         version: VERSION,
       });
+    });
+
+    // Only the list filters take an empty value as no filter; here they are unknown parameters, refused before the
+    // ID is looked up.
+    it.each([
+      ['an event of the organization', () => createdId],
+      ['an ID that names nothing', () => MISSING],
+      ['an ID of no event shape', () => 'v1'],
+    ])('an empty list filter (occurred_after=, target_id=), for %s', async (_, id) => {
+      for (const filter of ['occurred_after', 'target_id']) {
+        expectError(await get(id(), org.adminKey, `?${filter}=`), {
+          operationId: 'getAuditEvent',
+          status: 400,
+          type: 'invalid_request_error',
+          message: `${filter}: unknown query parameter`,
+          version: VERSION,
+        });
+      }
     });
   });
 

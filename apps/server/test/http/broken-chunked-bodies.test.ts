@@ -56,10 +56,12 @@ const BROKEN_FRAMINGS: BrokenFraming[] = [
 describe('a request whose chunked body the HTTP parser refuses', () => {
   let server: TestServer;
   let org: TestOrganizationWithClient;
+  let stranger: TestOrganizationWithClient;
 
   beforeAll(async () => {
     server = await startTestServer();
     org = await server.createOrganization('broken chunked bodies');
+    stranger = await server.createOrganization('someone else');
   });
   afterAll(() => server?.close());
 
@@ -210,6 +212,41 @@ describe('a request whose chunked body the HTTP parser refuses', () => {
       }),
     );
   });
+
+  // A chunked body of no bytes is no body, as `content-length: 0` is: the operation answers alike (a rotation, whose
+  // body is optional, with its 200 or 404 rather than the 415 of a body that is not JSON).
+  describe.each(OPERATIONS.filter((sent) => sent.method === 'POST'))(
+    '$operationId with an empty body and no content-type',
+    (sent) => {
+      const bodiless = async (adminKey: string, framing: 'chunked' | 'length') => {
+        const head = rawRequest(sent.method, await sent.path(), {
+          'x-api-key': adminKey,
+          'vendor-version': sent.version,
+          ...(framing === 'chunked' ? { 'transfer-encoding': 'chunked' } : { 'content-length': '0' }),
+        });
+        let response: RawResponse | undefined;
+        await withConnection(async (connection) => {
+          await connection.write(head + (framing === 'chunked' ? '0\r\n\r\n' : ''));
+          response = await connection.nextResponse(PROMPTLY_MS);
+        });
+        const answered = response as RawResponse;
+        const body = JSON.parse(answered.body) as Partial<ErrorBody>;
+        expectMatchesSpec(sent.operationId, answered, body, sent.version);
+        // Each request has a key of its own (a rotation expires its key): its ID may differ between the two.
+        const message = body.error?.message.replace(/apikey_\w+/g, 'apikey_...');
+        return { status: answered.status, type: body.error?.type, message };
+      };
+
+      it.each([
+        ['its own admin key', () => org.adminKey],
+        ["another organization's admin key", () => stranger.adminKey],
+      ])('answers a zero-length chunked body as content-length 0, with %s', async (_, adminKey) => {
+        const chunked = await bodiless(adminKey(), 'chunked');
+
+        expect(chunked).toEqual(await bodiless(adminKey(), 'length'));
+      });
+    },
+  );
 
   it('still applies the same update when its chunked body is well framed', async () => {
     const update = operation('updateApiKey');
