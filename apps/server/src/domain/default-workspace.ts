@@ -2,7 +2,7 @@ import type { Store } from '@apikeys/store';
 
 /**
  * The default workspace between storage and the API: its keys are stored with a null workspace, while the API (from
- * version 2026-10-21) names it by its real ID, in what it shows and in what it is asked. This module translates both
+ * version `v2026_10_21`) names it by its real ID, in what it shows and in what it is asked. This module translates both
  * ways; the real ID is read from the store when a request first needs it (`DefaultWorkspaces`).
  */
 

@@ -6,7 +6,7 @@ import { creatorOf, serializeContext } from './caller-context.js';
 import { expiresAtOf, principalOf } from './request-values.js';
 import type { Services } from './services.js';
 
-/** `createApiKey` (from version 2026-10-21): a new key, created by the caller's admin key, with its secret. */
+/** `createApiKey` (from version `v2026_10_21`): a new key, created by the caller's admin key, with its secret. */
 export const createApiKey = {
   v2026_10_21:
     ({ apiKeys, clock }: Services): OperationHandler<V2026_10_21, 'createApiKey'> =>

@@ -3,7 +3,7 @@ import type { OperationHandler } from '../typed-handler.js';
 import type { V2026_10_21 } from './api-versions.js';
 import type { Services } from './services.js';
 
-/** `getAuditEvent` (from version 2026-10-21): one event of the organization's audit trail. */
+/** `getAuditEvent` (from version `v2026_10_21`): one event of the organization's audit trail. */
 export const getAuditEvent = {
   v2026_10_21:
     ({ auditEvents }: Services): OperationHandler<V2026_10_21, 'getAuditEvent'> =>

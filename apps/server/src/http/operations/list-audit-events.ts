@@ -4,7 +4,7 @@ import type { V2026_10_21 } from './api-versions.js';
 import { microsOf } from './request-values.js';
 import type { Services } from './services.js';
 
-/** `listAuditEvents` (from version 2026-10-21): one page of the organization's audit trail, newest first. */
+/** `listAuditEvents` (from version `v2026_10_21`): one page of the organization's audit trail, newest first. */
 export const listAuditEvents = {
   v2026_10_21:
     ({ auditEvents }: Services): OperationHandler<V2026_10_21, 'listAuditEvents'> =>

@@ -5,7 +5,7 @@ import type { V2026_10_21 } from './api-versions.js';
 import { creatorOf, serializeContext } from './caller-context.js';
 import type { Services } from './services.js';
 
-/** `rotateApiKey` (from version 2026-10-21): a new key in place of one, which expires after the grace period. */
+/** `rotateApiKey` (from version `v2026_10_21`): a new key in place of one, which expires after the grace period. */
 export const rotateApiKey = {
   v2026_10_21:
     ({ apiKeys, clock }: Services): OperationHandler<V2026_10_21, 'rotateApiKey'> =>

@@ -4,7 +4,7 @@ import type { V2026_10_21 } from './api-versions.js';
 import { serializeContext } from './caller-context.js';
 import type { Services } from './services.js';
 
-/** `verifyApiKey` (from version 2026-10-21): what a secret is for the caller's organization, for its gateways. */
+/** `verifyApiKey` (from version `v2026_10_21`): what a secret is for the caller's organization, for its gateways. */
 export const verifyApiKey = {
   v2026_10_21:
     ({ verification, clock }: Services): OperationHandler<V2026_10_21, 'verifyApiKey'> =>
