@@ -1,6 +1,6 @@
 import type { InsertObject } from 'kysely';
-import { NOTHING, OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
-import { recordEvent, recordedFields } from '../audit-trail/record-event.js';
+import { OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
+import { type Creation, recordCreation, recordEvent, recordedFields } from '../audit-trail/record-event.js';
 import type { StoreCore } from '../core/store-core.js';
 import { isPostgres } from '../dialect.js';
 import { newId } from '../random.js';
@@ -8,14 +8,7 @@ import type { DatabaseSchema } from '../schema.js';
 import { issueSecret } from '../secrets.js';
 import { effectiveStatus } from '../statuses.js';
 import { nowMicros } from '../time.js';
-import type {
-  ApiKeyRecord,
-  ChangeContext,
-  CreatedApiKey,
-  NewApiKey,
-  RotateApiKeyInput,
-  RotateApiKeyResult,
-} from '../types.js';
+import type { ApiKeyRecord, CreatedApiKey, NewApiKey, RotateApiKeyInput, RotateApiKeyResult } from '../types.js';
 import { API_KEY_SELECTION, toApiKey } from './api-key-rows.js';
 
 /** Creates a key and records its creation, in one transaction. */
@@ -47,31 +40,9 @@ export async function createApiKey(
   };
   return core.inTransaction(async (trx) => {
     const created = await insertApiKey(trx, values);
-    await recordCreation(trx, organizationId, created.apiKey, context);
+    await recordCreation(trx, keyCreation(organizationId, created.apiKey), context);
     return created;
   });
-}
-
-/** Records the creation of a key; `replaces` is the key a rotation replaces with it. */
-async function recordCreation(
-  core: StoreCore,
-  organizationId: string,
-  key: ApiKeyRecord,
-  context: ChangeContext,
-  replaces?: ApiKeyRecord,
-): Promise<void> {
-  await recordEvent(
-    core,
-    {
-      organizationId,
-      type: 'api_key.created',
-      target: { type: 'api_key', id: key.id },
-      before: NOTHING,
-      after: recordedFields(key),
-      related: replaces && { type: 'api_key', id: replaces.id },
-    },
-    context,
-  );
 }
 
 /** Inserts a key with a new ID and secret, created now. */
@@ -159,7 +130,7 @@ export async function rotateApiKey(
     .returning(API_KEY_SELECTION)
     .executeTakeFirstOrThrow()
     .then(toApiKey);
-  await recordCreation(core, organizationId, created.apiKey, context, key);
+  await recordCreation(core, keyCreation(organizationId, created.apiKey, key), context);
   await recordEvent(
     core,
     {
@@ -174,4 +145,10 @@ export async function rotateApiKey(
   );
   core.keyChanged({ kind: 'api_key', id });
   return { kind: 'rotated', created, previous, rotatedAt: now };
+}
+
+/** The creation of a key; `replaces` is the key a rotation replaces with it. */
+function keyCreation(organizationId: string, key: ApiKeyRecord, replaces?: ApiKeyRecord): Creation {
+  const related = replaces && { type: 'api_key' as const, id: replaces.id };
+  return { organizationId, target: { type: 'api_key', id: key.id }, after: recordedFields(key), related };
 }

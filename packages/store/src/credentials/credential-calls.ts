@@ -1,5 +1,5 @@
-import { NOTHING, OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
-import { recordEvent, recordedFields } from '../audit-trail/record-event.js';
+import { OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
+import { recordCreation, recordEvent, recordedFields } from '../audit-trail/record-event.js';
 import type { CoreCalls } from '../core/core-calls.js';
 import type { StoreCore } from '../core/store-core.js';
 import { isPostgres } from '../dialect.js';
@@ -32,13 +32,11 @@ export async function createAdminKey(
   const adminKey = toCredentialKey(row);
   return core.inTransaction(async (trx) => {
     await trx.db.insertInto('admin_keys').values(row).execute();
-    await recordEvent(
+    await recordCreation(
       trx,
       {
         organizationId: input.organizationId,
-        type: 'admin_key.created',
         target: { type: 'admin_key', id: row.id },
-        before: NOTHING,
         after: recordedFields(adminKey),
       },
       context,

@@ -1,5 +1,5 @@
 import { NOTHING, OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
-import { recordEvent } from '../audit-trail/record-event.js';
+import { recordCreation } from '../audit-trail/record-event.js';
 import type { CoreCalls } from '../core/core-calls.js';
 import type { StoreCore } from '../core/store-core.js';
 import { newId } from '../random.js';
@@ -26,17 +26,8 @@ export async function createOrganization(
         created_at: createdAt,
       })
       .execute();
-    await recordEvent(
-      trx,
-      {
-        organizationId: organization.id,
-        type: 'organization.created',
-        target: { type: 'organization', id: organization.id },
-        before: NOTHING,
-        after: { ...NOTHING, name },
-      },
-      context,
-    );
+    const target = { type: 'organization' as const, id: organization.id };
+    await recordCreation(trx, { organizationId: organization.id, target, after: { ...NOTHING, name } }, context);
     return organization;
   });
 }
