@@ -447,6 +447,8 @@ describe('the admin console in Chromium', () => {
     await newKey.click();
     await page.waitForURL(`${consoleUrl}/keys/${newId}`);
     await page.getByRole('heading', { name: 'Mobile app', level: 1 }).waitFor();
+    // The new key has the old one's name, so its heading may still be the old page's: wait for the secret to go.
+    await secret.waitFor({ state: 'detached' });
     expect(await page.getByLabel('Secret', { exact: true }).count()).toBe(0);
     expect(await page.locator('body').textContent()).not.toContain(value);
     expect(await page.evaluate(() => Object.values(window.sessionStorage))).toEqual([server.adminKey]);
