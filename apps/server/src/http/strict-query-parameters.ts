@@ -161,6 +161,9 @@ function emptyMeansAbsent(operations: OperationQuery[]): (req: Request, res: Res
  * decimal digits within safe range. A parameter the request's operation declares `allowEmptyValue` is dropped when
  * empty, as if it were not sent.
  */
+/** A query with a parameter whose value is empty (`status=`): only such a query needs its operation matched. */
+const HAS_EMPTY_VALUE = /=(?:&|$)/;
+
 export function strictQueryParameters(document: OpenApiDocument) {
   const operations = operationQueries(document);
   const rules = queryRules(operations);
@@ -171,11 +174,14 @@ export function strictQueryParameters(document: OpenApiDocument) {
       next();
       return;
     }
-    const problem = queryProblem(req.url.slice(start + 1), rules);
+    const search = req.url.slice(start + 1);
+    const problem = queryProblem(search, rules);
     if (problem) {
       next(problem);
-      return;
+    } else if (HAS_EMPTY_VALUE.test(search)) {
+      dropEmpty(req, res, next);
+    } else {
+      next();
     }
-    dropEmpty(req, res, next);
   };
 }
