@@ -127,6 +127,16 @@ function sharedFacts(document: OpenApiDocument) {
   return { listLimit, nameLength, errorStatuses, maxBodyBytes };
 }
 
+/** The change feed's heartbeat interval and unread-bytes bound (`streamKeyChanges`), in the latest version. */
+function changeFeedFacts(document: OpenApiDocument) {
+  const operation = document.paths['/v1/keys/changes']?.get as Record<string, unknown> | undefined;
+  const stream = required(operation, 'GET /v1/keys/changes');
+  return {
+    heartbeatIntervalMs: required(stream['x-heartbeat-interval-ms'], 'streamKeyChanges.x-heartbeat-interval-ms', isInteger),
+    maxUnreadBytes: required(stream['x-max-unread-bytes'], 'streamKeyChanges.x-max-unread-bytes', isInteger),
+  };
+}
+
 /**
  * The bounds and the default of a rotation's grace period (`RotateApiKeyRequest.grace_period_seconds`), or undefined
  * in a version without `rotateApiKey`.
@@ -267,6 +277,13 @@ export const LATEST_EXPIRY = ${json(latestExpiry)};
 
 /** The largest request body the server reads, in bytes (\`x-max-request-body-bytes\`). */
 export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};
+
+/**
+ * The change feed's bounds (\`streamKeyChanges\`): a heartbeat is sent when nothing else was for
+ * \`heartbeatIntervalMs\` (\`x-heartbeat-interval-ms\`), and a subscriber with more than \`maxUnreadBytes\` of events
+ * unread is dropped (\`x-max-unread-bytes\`).
+ */
+export const CHANGE_FEED = ${json(changeFeedFacts(latest[1]))} as const;
 
 /** The HTTP status of each error type (\`ErrorType.x-http-status\`). */
 export const ERROR_STATUSES = ${json(shared.errorStatuses)} as const satisfies Record<

@@ -176,6 +176,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the organization's key changes
+         * @description A long-lived response that tells a gateway, as they happen, which of the caller's organization's API keys
+         *     changed, so that it can forget what it remembered of them (see Change feed). Server-Sent Events: each event
+         *     is an `event:` line naming its type, a `data:` line holding the event as JSON (`KeyChangeFeedEvent`, whose
+         *     `type` repeats the event's), and a blank line. The caller is an admin key or a verifier key. An event names
+         *     a key by its ID and says what kind of change it was; it never carries a secret, a secret's hash, or anything
+         *     `verifyApiKey` would not show. Does not count against the caller's rate limit.
+         */
+        get: operations["streamKeyChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report uses of keys a gateway verified from its memory
+         * @description Tells the server when keys were used that a gateway found valid without asking it (from the verdicts it
+         *     remembers; see Change feed), so that their `last_used_at` stays true. The server records these uses as it
+         *     records its own verifications: to the minute, in its next batch (within ten seconds), never moving a key's
+         *     `last_used_at` back. A use after the server's clock counts as now. Uses of keys that are not the caller's
+         *     organization's are ignored, like unknown keys. The caller is an admin key or a verifier key. Does not count
+         *     against the caller's rate limit.
+         */
+        post: operations["reportKeyUsage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -592,6 +642,84 @@ export interface components {
             code: components["schemas"]["VerificationCode"];
             /** @description The key, or `null` when `code` is `NOT_FOUND`. */
             key: components["schemas"]["VerifiedApiKey"] | null;
+        };
+        /**
+         * @description Server-Sent Events (`text/event-stream`, UTF-8). Each event is `event: <type>`, `data: <JSON>` and a blank
+         *     line, where the JSON is a `KeyChangeFeedEvent` of that `type`.
+         */
+        KeyChangeStream: string;
+        /** @description One event of the change feed; `type` says which. */
+        KeyChangeFeedEvent: components["schemas"]["KeyChangeFeedSubscribed"] | components["schemas"]["KeyChangeFeedKeyChanged"] | components["schemas"]["KeyChangeFeedReset"] | components["schemas"]["KeyChangeFeedHeartbeat"];
+        /**
+         * @description The first event: the subscription is live, and every change committed from now on will be sent. Changes
+         *     made before it may not be: a subscriber forgets what it remembered when it (re)subscribes.
+         */
+        KeyChangeFeedSubscribed: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subscribed";
+            /** @description How often a `heartbeat` comes when nothing else does. */
+            heartbeat_interval_ms: number;
+        };
+        /**
+         * @description A change to an API key of the organization has committed: what `verifyApiKey` answers for its secret may
+         *     have changed.
+         */
+        KeyChangeFeedKeyChanged: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_key_changed";
+            /** @description The key that changed. */
+            api_key_id: string;
+            /**
+             * @description `updated`: its name, status or expiry changed (by this API or an operator); `rotated`: it was
+             *     replaced by a new key, and its `expires_at` now ends its grace period. Later versions may add kinds: a
+             *     subscriber treats a kind it does not know as a change.
+             * @enum {string}
+             */
+            change: "updated" | "rotated";
+        };
+        /**
+         * @description Changes may have been missed (another process changed the embedded database's file, or the server
+         *     reconnected to the database's notifications): forget everything remembered of this organization's keys.
+         */
+        KeyChangeFeedReset: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reset";
+        };
+        /**
+         * @description Sent every `heartbeat_interval_ms` when no other event was: the subscription is alive. A subscriber that
+         *     hears nothing for longer than a few intervals treats the feed as lost.
+         */
+        KeyChangeFeedHeartbeat: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "heartbeat";
+        };
+        /** @description Uses of keys that a gateway found valid from its memory. Unknown fields are rejected. */
+        KeyUsageReport: {
+            /** @description At most one use per key is needed; for a key listed more than once, the latest counts. */
+            uses: components["schemas"]["KeyUse"][];
+        };
+        /** @description A key, and when a gateway last found it valid. */
+        KeyUse: {
+            /** @description The key's ID, as `verifyApiKey` answered it. */
+            api_key_id: string;
+            used_at: components["schemas"]["Timestamp"];
+        };
+        /** @description What the server received. */
+        KeyUsageReceipt: {
+            /** @description The number of uses in the report. */
+            received: number;
         };
         /** @description The answer of the liveness probe. */
         Health: {
@@ -1302,6 +1430,84 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["KeyVerification"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AuthenticationError"];
+            403: components["responses"]["PermissionError"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamKeyChanges: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
+                 *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
+                 *     the value sent and the supported versions.
+                 * @example 2026-10-21
+                 */
+                "vendor-version": components["parameters"]["VendorVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The stream of events: `subscribed` first, then `api_key_changed`, `reset` and `heartbeat` events until
+             *     the server ends it.
+             */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["KeyChangeStream"];
+                };
+            };
+            401: components["responses"]["AuthenticationError"];
+            403: components["responses"]["PermissionError"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reportKeyUsage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The API version to use. `anthropic-version` is accepted as an alias when `vendor-version` is absent.
+                 *     A missing header is a 400 `vendor-version: header is required`; an unknown version is a 400 that names
+                 *     the value sent and the supported versions.
+                 * @example 2026-10-21
+                 */
+                "vendor-version": components["parameters"]["VendorVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyUsageReport"];
+            };
+        };
+        responses: {
+            /** @description The uses were received, to be written with the server's next batch. */
+            200: {
+                headers: {
+                    "request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyUsageReceipt"];
                 };
             };
             400: components["responses"]["InvalidRequest"];

@@ -20,7 +20,7 @@ export const API_VERSION = "2023-06-01" satisfies ApiVersion;
 export const LATEST_API_VERSION = "2026-10-21" satisfies ApiVersion;
 
 /** For each operation, the version that introduced it; a request of an earlier version cannot call it. */
-export const OPERATION_INTRODUCED_IN = {"listApiKeys":"2023-06-01","getApiKey":"2023-06-01","updateApiKey":"2023-06-01","getHealth":"2023-06-01","getReadiness":"2023-06-01","createApiKey":"2026-10-21","rotateApiKey":"2026-10-21","listAuditEvents":"2026-10-21","getAuditEvent":"2026-10-21","verifyApiKey":"2026-10-21"} as const satisfies Record<
+export const OPERATION_INTRODUCED_IN = {"listApiKeys":"2023-06-01","getApiKey":"2023-06-01","updateApiKey":"2023-06-01","getHealth":"2023-06-01","getReadiness":"2023-06-01","createApiKey":"2026-10-21","rotateApiKey":"2026-10-21","listAuditEvents":"2026-10-21","getAuditEvent":"2026-10-21","verifyApiKey":"2026-10-21","streamKeyChanges":"2026-10-21","reportKeyUsage":"2026-10-21"} as const satisfies Record<
   string,
   ApiVersion
 >;
@@ -55,6 +55,13 @@ export const LATEST_EXPIRY = "2199-12-31T23:59:59.999999Z";
 
 /** The largest request body the server reads, in bytes (`x-max-request-body-bytes`). */
 export const MAX_REQUEST_BODY_BYTES = 1048576;
+
+/**
+ * The change feed's bounds (`streamKeyChanges`): a heartbeat is sent when nothing else was for
+ * `heartbeatIntervalMs` (`x-heartbeat-interval-ms`), and a subscriber with more than `maxUnreadBytes` of events
+ * unread is dropped (`x-max-unread-bytes`).
+ */
+export const CHANGE_FEED = {"heartbeatIntervalMs":2000,"maxUnreadBytes":65536} as const;
 
 /** The HTTP status of each error type (`ErrorType.x-http-status`). */
 export const ERROR_STATUSES = {"invalid_request_error":400,"authentication_error":401,"permission_error":403,"not_found_error":404,"request_too_large":413,"rate_limit_error":429,"api_error":500,"service_unavailable_error":503} as const satisfies Record<
