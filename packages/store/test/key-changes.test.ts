@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openMigratedStore, type StoreLocation } from '../src/open-store.js';
+import { keyChangePayload, parseKeyChangePayload } from '../src/key-changes.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import type { KeyChangeEvent, Store } from '../src/types.js';
 import { createTestKey } from '../testing/keys.js';
@@ -41,6 +42,36 @@ async function newKey(store: Store, name = 'watched') {
   return (await createTestKey(store, DEFAULT_ORGANIZATION.id, { name })).apiKey;
 }
 
+describe('key change notification payloads', () => {
+  it('carry the kind, the ID, the organization and the kind of change, and read back as sent', () => {
+    const change = { kind: 'api_key', id: 'apikey_1', organizationId: 'org_1', change: 'rotated' } as const;
+
+    expect(keyChangePayload(change)).toBe('api_key:apikey_1:org_1:rotated');
+    expect(parseKeyChangePayload(keyChangePayload(change))).toEqual(change);
+  });
+
+  it("read an earlier release's payload as an update of no known organization", () => {
+    expect(parseKeyChangePayload('verifier_key:vfykey_1')).toEqual({
+      kind: 'verifier_key',
+      id: 'vfykey_1',
+      organizationId: undefined,
+      change: 'updated',
+    });
+  });
+
+  it.each([
+    '',
+    'api_key',
+    'api_key:',
+    'token:apikey_1:org_1:updated',
+    'api_key:apikey_1::updated',
+    'api_key:apikey_1:org_1:deleted',
+    'api_key:apikey_1:org_1:updated:extra',
+  ])('refuse a payload of no form this service sends: %j', (payload) => {
+    expect(parseKeyChangePayload(payload)).toBeUndefined();
+  });
+});
+
 describe('watchKeyChanges on SQLite', () => {
   let dir: string;
   let location: StoreLocation;
@@ -77,6 +108,12 @@ describe('watchKeyChanges on SQLite', () => {
     await store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'after the watcher stopped' });
 
     expect(afterUpdate).toEqual([`api_key:${key.id}`]);
+    expect(heard.map((event) => (event.type === 'changed' ? [event.change.organizationId, event.change.change] : []))).toEqual([
+      [DEFAULT_ORGANIZATION.id, 'updated'],
+      [DEFAULT_ORGANIZATION.id, 'rotated'],
+      [DEFAULT_ORGANIZATION.id, 'updated'],
+      [DEFAULT_ORGANIZATION.id, 'updated'],
+    ]);
     expect(changedIds(heard)).toEqual([
       `api_key:${key.id}`,
       `api_key:${key.id}`,
@@ -152,6 +189,30 @@ describe.runIf(available)('watchKeyChanges on PostgreSQL', () => {
     await stop();
 
     expect(keyHeardIn).toBeLessThan(1_000);
+  });
+
+  it("says whose key changed and how: another process's update and rotation, with the key's organization", async () => {
+    const [writer, watcher] = stores as [Store, Store];
+    const { listener, heard, until } = recorder();
+    const stop = await watcher.watchKeyChanges(listener);
+    const organization = await writer.createOrganization('Other');
+    const key = (await createTestKey(writer, organization.id, { name: 'theirs' })).apiKey;
+
+    await writer.updateApiKey(organization.id, key.id, { name: 'renamed' });
+    await writer.rotateApiKey({
+      organizationId: organization.id,
+      id: key.id,
+      gracePeriodMicros: 0,
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    await until((events) => changedIds(events).filter((id) => id === `api_key:${key.id}`).length === 2);
+    await stop();
+
+    const changes = heard.flatMap((event) => (event.type === 'changed' ? [event.change] : []));
+    expect(changes.filter((change) => change.id === key.id)).toEqual([
+      { kind: 'api_key', id: key.id, organizationId: organization.id, change: 'updated' },
+      { kind: 'api_key', id: key.id, organizationId: organization.id, change: 'rotated' },
+    ]);
   });
 
   it('tells the others of a change made just before the store closes (the operator CLI, which then exits)', async () => {

@@ -1,4 +1,4 @@
-import type { Credential, KeyChange, KeyChangeEvent, KeyOfSecret, SecretKind, Store } from '@apikeys/store';
+import type { Credential, KeyChangeEvent, KeyOfSecret, KeyRef, SecretKind, Store } from '@apikeys/store';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { CredentialsByHash } from './credentials-by-hash.js';
@@ -38,7 +38,7 @@ class SecretLookups<T extends object> {
   constructor(
     private readonly settings: KeyCacheSettings,
     /** The key a found value names, whose changes make it stale; undefined for a value no change can affect. */
-    private readonly keyOf: (found: T) => KeyChange | undefined,
+    private readonly keyOf: (found: T) => KeyRef | undefined,
   ) {
     this.#entries = new LRUCache<string, Entry<T>>({
       max: settings.maxEntries,
@@ -113,7 +113,7 @@ class SecretLookups<T extends object> {
 const UNKNOWN: Credential = { kind: 'unknown' };
 
 /** The admin or verifier key a credential is, whose changes (disabled, enabled) make it stale. */
-function credentialKey(credential: Credential): KeyChange | undefined {
+function credentialKey(credential: Credential): KeyRef | undefined {
   switch (credential.kind) {
     case 'admin_key':
       return { kind: 'admin_key', id: credential.adminKey.id };
