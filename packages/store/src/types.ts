@@ -30,10 +30,11 @@ export interface KeyChange extends KeyRef {
 }
 
 /**
- * What a watcher of key changes hears: one change, or `reset` when changes may have been missed (the connection
- * that brings them was lost, or another process changed a SQLite file): whatever was read before may be stale.
+ * What a watcher of key changes hears: one change; `lost` when the connection that brings other processes' changes
+ * is lost (until `reset`, their changes go unheard); or `reset` when changes may have been missed (that connection is
+ * back, or another process changed a SQLite file): whatever was read before may be stale.
  */
-export type KeyChangeEvent = { type: 'changed'; change: KeyChange } | { type: 'reset' };
+export type KeyChangeEvent = { type: 'changed'; change: KeyChange } | { type: 'lost' } | { type: 'reset' };
 
 export type KeyChangeListener = (event: KeyChangeEvent) => void;
 

@@ -94,7 +94,7 @@ class SecretLookups<T extends object> {
     this.#changesHeard += 1;
     // Reads in flight may predate the change: later lookups start their own.
     this.#inFlight.clear();
-    if (event.type === 'reset') {
+    if (event.type !== 'changed') {
       this.#entries.clear();
       return;
     }
@@ -182,7 +182,9 @@ export async function startKeyCache(
   }
   const cache = new KeyCache(store, settings);
   const stop = await store.watchKeyChanges((event) => {
-    if (event.type === 'reset') {
+    if (event.type === 'lost') {
+      logger.warn('lost the connection that brings changes to keys; reconnecting; key cache cleared');
+    } else if (event.type === 'reset') {
       logger.info('key cache cleared: changes may have been missed (a lost notification connection, another process)');
     }
     cache.invalidate(event);

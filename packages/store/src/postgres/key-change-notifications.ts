@@ -21,8 +21,8 @@ export const LISTEN_RETRY_INTERVAL_MS = 500;
 /**
  * Listens on one connection of its own for the changes other processes announce (`NOTIFY_KEY_CHANGE`), and calls
  * `listener` with each. A lost connection (an error, its end, or a check unanswered within `timeoutMs`) is
- * reconnected every `LISTEN_RETRY_INTERVAL_MS` for as long as it takes (pg-listen); once it is back, `listener`
- * hears `reset`, since the changes announced meanwhile were missed. Resolves once listening; rejects when the first
+ * reconnected every `LISTEN_RETRY_INTERVAL_MS` for as long as it takes (pg-listen): `listener` hears `lost` when the
+ * first attempt begins and `reset` once it is back, since the changes announced meanwhile were missed. Resolves once listening; rejects when the first
  * connection cannot be made.
  */
 export async function watchNotifications(
@@ -47,6 +47,12 @@ export async function watchNotifications(
       listener({ type: 'reset' });
     }
     connectedBefore = true;
+  });
+  // pg-listen announces each attempt to reconnect, the first as soon as it finds the connection lost.
+  subscriber.events.on('reconnect', (attempt: number) => {
+    if (attempt === 1) {
+      listener({ type: 'lost' });
+    }
   });
   // A failed reconnection attempt is retried by pg-listen; without a listener, 'error' would crash the process.
   subscriber.events.on('error', () => {});
