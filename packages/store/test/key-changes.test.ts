@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openMigratedStore, type StoreLocation } from '../src/open-store.js';
 import { keyChangePayload, parseKeyChangePayload } from '../src/key-changes.js';
+import { openMigratedStore, type StoreLocation } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import type { KeyChangeEvent, Store } from '../src/types.js';
 import { createTestKey } from '../testing/keys.js';
@@ -46,16 +46,14 @@ describe('key change notification payloads', () => {
   it('carry the kind, the ID, the organization and the kind of change, and read back as sent', () => {
     const change = { kind: 'api_key', id: 'apikey_1', organizationId: 'org_1', change: 'rotated' } as const;
 
-    expect(keyChangePayload(change)).toBe('api_key:apikey_1:org_1:rotated');
-    expect(parseKeyChangePayload(keyChangePayload(change))).toEqual(change);
+    expect(keyChangePayload(change, 'a1b2')).toBe('api_key:apikey_1:org_1:rotated:a1b2');
+    expect(parseKeyChangePayload(keyChangePayload(change, 'a1b2'))).toEqual({ change, origin: 'a1b2' });
   });
 
   it("read an earlier release's payload as an update of no known organization", () => {
     expect(parseKeyChangePayload('verifier_key:vfykey_1')).toEqual({
-      kind: 'verifier_key',
-      id: 'vfykey_1',
-      organizationId: undefined,
-      change: 'updated',
+      change: { kind: 'verifier_key', id: 'vfykey_1', organizationId: undefined, change: 'updated' },
+      origin: undefined,
     });
   });
 
@@ -66,7 +64,8 @@ describe('key change notification payloads', () => {
     'token:apikey_1:org_1:updated',
     'api_key:apikey_1::updated',
     'api_key:apikey_1:org_1:deleted',
-    'api_key:apikey_1:org_1:updated:extra',
+    'api_key:apikey_1:org_1:updated:',
+    'api_key:apikey_1:org_1:updated:a1b2:extra',
   ])('refuse a payload of no form this service sends: %j', (payload) => {
     expect(parseKeyChangePayload(payload)).toBeUndefined();
   });
@@ -108,7 +107,9 @@ describe('watchKeyChanges on SQLite', () => {
     await store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'after the watcher stopped' });
 
     expect(afterUpdate).toEqual([`api_key:${key.id}`]);
-    expect(heard.map((event) => (event.type === 'changed' ? [event.change.organizationId, event.change.change] : []))).toEqual([
+    expect(
+      heard.map((event) => (event.type === 'changed' ? [event.change.organizationId, event.change.change] : [])),
+    ).toEqual([
       [DEFAULT_ORGANIZATION.id, 'updated'],
       [DEFAULT_ORGANIZATION.id, 'rotated'],
       [DEFAULT_ORGANIZATION.id, 'updated'],

@@ -85,7 +85,9 @@ describe('UsageRecorder', () => {
     await recorder.flush();
     await recorder.flush();
 
-    expect(store.statements).toEqual([[{ id: 'apikey_a', organizationId: ORG, lastUsedAt: Math.floor(at / MINUTE) * MINUTE }]]);
+    expect(store.statements).toEqual([
+      [{ id: 'apikey_a', organizationId: ORG, lastUsedAt: Math.floor(at / MINUTE) * MINUTE }],
+    ]);
   });
 
   it('writes what is left when stopped, and nothing when nothing was used', async () => {
