@@ -695,8 +695,8 @@ export interface components {
             type: "reset";
         };
         /**
-         * @description Sent every `heartbeat_interval_ms` when no other event was: the subscription is alive. A subscriber that
-         *     hears nothing for longer than a few intervals treats the feed as lost.
+         * @description Sent every `heartbeat_interval_ms`: the subscription is alive. A subscriber that hears nothing for longer
+         *     than a few intervals treats the feed as lost.
          */
         KeyChangeFeedHeartbeat: {
             /**
