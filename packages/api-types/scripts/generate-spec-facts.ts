@@ -283,9 +283,9 @@ export const LATEST_EXPIRY = ${json(latestExpiry)};
 export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};
 
 /**
- * The change feed's bounds (\`streamKeyChanges\`): a heartbeat is sent when nothing else was for
- * \`heartbeatIntervalMs\` (\`x-heartbeat-interval-ms\`), and a subscriber with more than \`maxUnreadBytes\` of events
- * unread is dropped (\`x-max-unread-bytes\`).
+ * The change feed's bounds (\`streamKeyChanges\`): a heartbeat is sent every \`heartbeatIntervalMs\`
+ * (\`x-heartbeat-interval-ms\`), and a subscriber with more than \`maxUnreadBytes\` of events unread is dropped
+ * (\`x-max-unread-bytes\`).
  */
 export const CHANGE_FEED = ${json(changeFeedFacts(latest[1]))} as const;
 

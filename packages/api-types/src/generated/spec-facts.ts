@@ -57,9 +57,9 @@ export const LATEST_EXPIRY = "2199-12-31T23:59:59.999999Z";
 export const MAX_REQUEST_BODY_BYTES = 1048576;
 
 /**
- * The change feed's bounds (`streamKeyChanges`): a heartbeat is sent when nothing else was for
- * `heartbeatIntervalMs` (`x-heartbeat-interval-ms`), and a subscriber with more than `maxUnreadBytes` of events
- * unread is dropped (`x-max-unread-bytes`).
+ * The change feed's bounds (`streamKeyChanges`): a heartbeat is sent every `heartbeatIntervalMs`
+ * (`x-heartbeat-interval-ms`), and a subscriber with more than `maxUnreadBytes` of events unread is dropped
+ * (`x-max-unread-bytes`).
  */
 export const CHANGE_FEED = {"heartbeatIntervalMs":2000,"maxUnreadBytes":65536} as const;
 
