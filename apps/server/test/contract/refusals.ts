@@ -25,7 +25,8 @@ export interface RefusedOperation {
     | 'createApiKey'
     | 'rotateApiKey'
     | 'verifyApiKey'
-    | 'reportKeyUsage';
+    | 'reportKeyUsage'
+    | 'streamKeyChanges';
   /** The API version of every request. */
   version: ApiVersion;
   /** The server and the organization whose keys must not change. */
@@ -38,6 +39,20 @@ export interface RefusedOperation {
   storeMethod: keyof Store;
   /** A POST that only looks something up (verifyApiKey): an unavailable database certainly made no change. */
   lookup?: boolean;
+}
+
+/** The credential a refusal sends: a key's secret, or what makes one. */
+type Credential = () => string | Promise<string>;
+
+/**
+ * A verifier key of the operation's organization that no request has used yet, made when asked: authenticating with
+ * it reads the store (past the key cache), so that a failing store fails the request.
+ */
+export function unusedVerifierKey(operation: RefusedOperation): Credential {
+  return async () => {
+    const { server, organizationId } = operation.context();
+    return (await server.store.createVerifierKey({ organizationId, name: 'not used yet' })).secret;
+  };
 }
 
 /** Sends the operation with `credential` (none when undefined); `headers` add to or replace the usual ones. */
@@ -204,8 +219,33 @@ export function refusesOverBudget(operation: RefusedOperation): void {
   });
 }
 
+/**
+ * 429: an address whose authentications failed too often, for the verification operations, whose only budget is
+ * that one (they take nothing from the caller's).
+ */
+export function refusesFailingAddresses(operation: RefusedOperation): void {
+  it('refuses an address that failed to authenticate too often, with retry-after', async () => {
+    const limited = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1 } });
+    try {
+      const organization = await limited.createOrganization();
+      const path = await operation.path(limited, organization.id);
+      const wrong = `sk-vfy-${'W'.repeat(43)}`;
+
+      const first = await send(operation, limited, path, wrong);
+      const second = await send(operation, limited, path, wrong);
+
+      expect(first.response.status).toBe(401);
+      const message = /^too many failed authentications/;
+      expectError(second, refusal(operation, { status: 429, type: 'rate_limit_error', message }));
+      expect(Number(second.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+}
+
 /** 503: the database is unavailable; `retry-after`, and the log says why. */
-export function answersUnavailable(operation: RefusedOperation, credential: () => string): void {
+export function answersUnavailable(operation: RefusedOperation, credential: Credential): void {
   // A read has no outcome to be unsure of, nor has a lookup; a write was either certainly not made, or may have been.
   const outcomes: [string, WriteOutcome | undefined][] =
     operation.body === undefined
@@ -219,12 +259,13 @@ export function answersUnavailable(operation: RefusedOperation, credential: () =
   it.each(outcomes)('answers 503 with retry-after when the database is unavailable: %s', async (_, writeOutcome) => {
     const { server, organizationId } = operation.context();
     const path = await operation.path(server, organizationId);
+    const key = await credential();
     await expectNothingChanged(server.store, organizationId, async () => {
       const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked', {
         writeOutcome: writeOutcome ?? 'not_made',
       });
       vi.spyOn(server.store, operation.storeMethod).mockRejectedValueOnce(unavailable);
-      const result = await send(operation, server, path, credential());
+      const result = await send(operation, server, path, key);
       vi.restoreAllMocks();
       expectUnavailable(server.logLines, result, operation.operationId, operation.version, writeOutcome);
     });
@@ -232,13 +273,14 @@ export function answersUnavailable(operation: RefusedOperation, credential: () =
 }
 
 /** 500: the store fails; a generic answer, and the details in the log only. */
-export function answersInternalErrors(operation: RefusedOperation, credential: () => string): void {
+export function answersInternalErrors(operation: RefusedOperation, credential: Credential): void {
   it('answers a generic error when the store fails, logs the details, and changes nothing', async () => {
     const { server, organizationId } = operation.context();
     const path = await operation.path(server, organizationId);
+    const key = await credential();
     await expectNothingChanged(server.store, organizationId, async () => {
       vi.spyOn(server.store, operation.storeMethod).mockRejectedValueOnce(new Error('boom: disk on fire'));
-      const result = await send(operation, server, path, credential());
+      const result = await send(operation, server, path, key);
       vi.restoreAllMocks();
       expectInternalError(server.logLines, result, 'boom: disk on fire');
     });

@@ -13,10 +13,12 @@ import {
   answersInternalErrors,
   answersUnavailable,
   type RefusedOperation,
+  refusesFailingAddresses,
   refusesLargeBodies,
   refusesOtherMediaTypes,
   refusesRegularKeys,
   refusesUnauthenticated,
+  unusedVerifierKey,
 } from './refusals.js';
 
 const VERSION = LATEST_API_VERSION;
@@ -32,18 +34,12 @@ describe('reportKeyUsage', () => {
   let org: TestOrganizationWithClient;
   let other: TestOrganizationWithClient;
   let verifierKey: string;
-  /** Verifier keys no request has used yet: authenticating with one reads the store. */
-  const unusedVerifierKeys: string[] = [];
 
   beforeAll(async () => {
     server = await startTestServer();
     org = await server.createOrganization('usage tests');
     other = await server.createOrganization('another organization');
     ({ secret: verifierKey } = await server.store.createVerifierKey({ organizationId: org.id, name: 'gateway' }));
-    for (let n = 0; n < 4; n++) {
-      const { secret } = await server.store.createVerifierKey({ organizationId: org.id, name: `unused ${n}` });
-      unusedVerifierKeys.push(secret);
-    }
   });
   afterAll(() => server.close());
 
@@ -83,8 +79,6 @@ describe('reportKeyUsage', () => {
     storeMethod: 'findCredential',
     lookup: true,
   };
-  /** A verifier key that authenticates through the store, so that a failing store fails the request. */
-  const uncachedCredential = () => unusedVerifierKeys.pop() ?? '';
 
   describe('200 the uses received, recorded as the server records its own [2026-10-21]', () => {
     it("records each key's use to the minute with the server's next batch, with a verifier key or an admin key", async () => {
@@ -206,35 +200,10 @@ describe('reportKeyUsage', () => {
   describe('415 invalid_request_error (unsupported media type) [2026-10-21]', () =>
     refusesOtherMediaTypes(operation, () => verifierKey));
 
-  describe('429 rate_limit_error [2026-10-21]', () => {
-    it('refuses an address that failed to authenticate too often', async () => {
-      const limited = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1 } });
-      try {
-        const send = () =>
-          limited.request(USAGE_PATH, {
-            method: 'POST',
-            headers: jsonHeaders(`sk-vfy-${'W'.repeat(43)}`),
-            body: JSON.stringify(operation.body),
-          });
+  describe('429 rate_limit_error [2026-10-21]', () => refusesFailingAddresses(operation));
 
-        const first = await send();
-        const second = await send();
+  describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, unusedVerifierKey(operation)));
 
-        expect(first.response.status).toBe(401);
-        expectError(second, {
-          ...OPERATION,
-          status: 429,
-          type: 'rate_limit_error',
-          message: /^too many failed authentications/,
-        });
-        expect(Number(second.response.headers.get('retry-after'))).toBeGreaterThan(0);
-      } finally {
-        await limited.close();
-      }
-    });
-  });
-
-  describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, uncachedCredential));
-
-  describe('503 service_unavailable_error [2026-10-21]', () => answersUnavailable(operation, uncachedCredential));
+  describe('503 service_unavailable_error [2026-10-21]', () =>
+    answersUnavailable(operation, unusedVerifierKey(operation)));
 });

@@ -1,9 +1,7 @@
 import { CHANGE_FEED, LATEST_API_VERSION } from '@apikeys/api-types';
 import {
-  authHeaders,
+  CHANGES_PATH,
   expectError,
-  expectInternalError,
-  expectUnavailable,
   type FeedEvent,
   type FeedReader,
   parsePrometheusText,
@@ -12,9 +10,18 @@ import {
   type TestOrganizationWithClient,
   type TestServer,
 } from '@apikeys/server/testing';
-import { DatabaseUnavailableError, hashSecret } from '@apikeys/store';
+import { hashSecret } from '@apikeys/store';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Metrics } from '../../src/metrics/metrics.js';
+import {
+  answersInternalErrors,
+  answersUnavailable,
+  type RefusedOperation,
+  refusesFailingAddresses,
+  refusesRegularKeys,
+  refusesUnauthenticated,
+  unusedVerifierKey,
+} from './refusals.js';
 
 const VERSION = LATEST_API_VERSION;
 const OPERATION = { operationId: 'streamKeyChanges', version: VERSION } as const;
@@ -208,79 +215,24 @@ describe('streamKeyChanges', () => {
     });
   });
 
-  describe('401 authentication_error [2026-10-21]', () => {
-    it.each([
-      ['no key', undefined, 'x-api-key header is required'],
-      ['an unknown verifier key', `sk-vfy-${'A'.repeat(43)}`, 'invalid x-api-key'],
-    ])('refuses %s', async (_, credential, message) => {
-      const headers = authHeaders(credential ?? '', { 'vendor-version': VERSION });
-      if (credential === undefined) {
-        delete headers['x-api-key'];
-      }
-      const result = await server.request('/v1/keys/changes', { headers });
+  const operation: RefusedOperation = {
+    version: VERSION,
+    operationId: 'streamKeyChanges',
+    context: () => ({ server, organizationId: org.id }),
+    path: async () => CHANGES_PATH,
+    storeMethod: 'findCredential',
+  };
 
-      expectError(result, { ...OPERATION, status: 401, type: 'authentication_error', message });
-    });
-  });
+  describe('401 authentication_error [2026-10-21]', () => refusesUnauthenticated(operation));
 
-  describe('403 permission_error [2026-10-21]', () => {
-    it("refuses a regular API key's secret", async () => {
-      const { secret } = await newKey();
-      const result = await server.request('/v1/keys/changes', {
-        headers: authHeaders(secret, { 'vendor-version': VERSION }),
-      });
+  describe('403 permission_error [2026-10-21]', () => refusesRegularKeys(operation));
 
-      expectError(result, { ...OPERATION, status: 403, type: 'permission_error', message: /admin key/ });
-    });
-  });
+  describe('429 rate_limit_error [2026-10-21]', () => refusesFailingAddresses(operation));
 
-  describe('429 rate_limit_error [2026-10-21]', () => {
-    it('refuses an address that failed to authenticate too often', async () => {
-      const limited = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1 } });
-      try {
-        const wrong = `sk-vfy-${'W'.repeat(43)}`;
-        const first = await subscribeToChanges(limited.baseUrl, wrong);
-        const second = await subscribeToChanges(limited.baseUrl, wrong);
-
-        expect(first.response.status).toBe(401);
-        expectError(await refusedAnswer(second), {
-          ...OPERATION,
-          status: 429,
-          type: 'rate_limit_error',
-          message: /^too many failed authentications/,
-        });
-        expect(Number(second.response.headers.get('retry-after'))).toBeGreaterThan(0);
-      } finally {
-        await limited.close();
-      }
-    });
-  });
-
-  describe('500 api_error [2026-10-21]', () => {
-    it('answers a generic error when the store fails while authenticating, and logs the details', async () => {
-      const { secret } = await server.store.createVerifierKey({ organizationId: org.id, name: 'uncached' });
-      vi.spyOn(server.store, 'findCredential').mockRejectedValueOnce(new Error('boom: disk on fire'));
-
-      const result = await server.request('/v1/keys/changes', {
-        headers: authHeaders(secret, { 'vendor-version': VERSION }),
-      });
-
-      expectInternalError(server.logLines, result, 'boom: disk on fire');
-    });
-  });
+  describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, unusedVerifierKey(operation)));
 
   describe('503 service_unavailable_error [2026-10-21]', () => {
-    it('answers 503 with retry-after when the database is unavailable while authenticating', async () => {
-      const { secret } = await server.store.createVerifierKey({ organizationId: org.id, name: 'uncached too' });
-      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
-      vi.spyOn(server.store, 'findCredential').mockRejectedValueOnce(unavailable);
-
-      const result = await server.request('/v1/keys/changes', {
-        headers: authHeaders(secret, { 'vendor-version': VERSION }),
-      });
-
-      expectUnavailable(server.logLines, result, 'streamKeyChanges', VERSION);
-    });
+    answersUnavailable(operation, unusedVerifierKey(operation));
 
     it("refuses a subscription past the process's limit with retry-after, and takes one again once a slot frees", async () => {
       const metrics = new Metrics();

@@ -14,6 +14,7 @@ import {
   answersInternalErrors,
   answersUnavailable,
   type RefusedOperation,
+  refusesFailingAddresses,
   refusesLargeBodies,
   refusesOtherMediaTypes,
   refusesRegularKeys,
@@ -350,35 +351,7 @@ describe('verifyApiKey', () => {
   describe('415 invalid_request_error (unsupported media type) [2026-10-21]', () =>
     refusesOtherMediaTypes(operation, () => verifierKey));
 
-  describe('429 rate_limit_error [2026-10-21]', () => {
-    it('refuses an address that failed to authenticate too often, even with a valid verifier key after', async () => {
-      const limited = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1 } });
-      try {
-        const send = (credential: string) =>
-          limited.request(VERIFY_PATH, {
-            method: 'POST',
-            headers: jsonHeaders(credential),
-            body: JSON.stringify({ key: `sk-api-${'A'.repeat(43)}` }),
-          });
-        const wrong = `sk-vfy-${'W'.repeat(43)}`;
-
-        const first = await send(wrong);
-        const second = await send(wrong);
-
-        expect(first.response.status).toBe(401);
-        expectError(second, {
-          operationId: 'verifyApiKey',
-          status: 429,
-          type: 'rate_limit_error',
-          message: /^too many failed authentications/,
-          version: VERSION,
-        });
-        expect(Number(second.response.headers.get('retry-after'))).toBeGreaterThan(0);
-      } finally {
-        await limited.close();
-      }
-    });
-  });
+  describe('429 rate_limit_error [2026-10-21]', () => refusesFailingAddresses(operation));
 
   describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, () => verifierKey));
 
