@@ -15,6 +15,8 @@ export interface FakeVerifierServer {
   verifications: string[];
   /** The headers of every `streamKeyChanges` request received, in order. */
   subscriptions: IncomingMessage['headers'][];
+  /** `performance.now()` at each `streamKeyChanges` request. */
+  subscriptionTimes: number[];
   /** The streams open now. */
   readonly openStreams: number;
   /** The body of every `reportKeyUsage` request received, in order (failed ones too). */
@@ -87,6 +89,7 @@ export async function startFakeVerifierServer({ heartbeatIntervalMs = 100 } = {}
     verdicts: new Map(),
     verifications: [],
     subscriptions: [],
+    subscriptionTimes: [],
     get openStreams() {
       return streams.size;
     },
@@ -118,6 +121,7 @@ export async function startFakeVerifierServer({ heartbeatIntervalMs = 100 } = {}
       sendJson(response, 200, fake.verdicts.get(key) ?? { valid: false, code: 'NOT_FOUND', key: null });
     } else if (request.method === 'GET' && request.url === '/v1/keys/changes') {
       fake.subscriptions.push(request.headers);
+      fake.subscriptionTimes.push(performance.now());
       const action = fake.nextSubscriptions.shift() ?? 'subscribe';
       if (typeof action === 'object') {
         const headers: Record<string, string> = action.retryAfter ? { 'retry-after': action.retryAfter } : {};
