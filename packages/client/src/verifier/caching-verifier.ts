@@ -3,7 +3,7 @@ import { untilAborted } from '../transport.js';
 import type { KeyUse, KeyVerification } from '../types.js';
 import type { VerifierCacheOptions } from './cache-options.js';
 import { ChangeFeed } from './change-feed.js';
-import { hashSecret } from './secret-hash.js';
+import { loadSecretHasher, type SecretHasher } from './secret-hash.js';
 import { UsageReports } from './usage-reports.js';
 import { VerdictCache } from './verdict-cache.js';
 
@@ -62,6 +62,14 @@ export function createCachingVerifier(
   let closed = false;
   let closing: Promise<void> | undefined;
   const counters = { hits: 0, misses: 0 };
+  const loadingHasher = loadSecretHasher();
+  let hashSecret: SecretHasher | undefined;
+  loadingHasher.then(
+    (hasher) => {
+      hashSecret = hasher;
+    },
+    () => {}, // the first verification rejects with the reason
+  );
 
   /** Forgets everything, and the answers on their way too. */
   const forgetAll = () => {
@@ -115,7 +123,7 @@ export function createCachingVerifier(
       if (typeof secret !== 'string' || secret.length === 0 || closed) {
         return transport.verify(secret, requestOptions);
       }
-      const hash = hashSecret(secret);
+      const hash = (hashSecret ?? (await loadingHasher))(secret);
       const remembered = feed.live ? verdicts.get(hash) : undefined;
       if (remembered !== undefined) {
         counters.hits += 1;
