@@ -3,7 +3,9 @@ export type SecretHasher = (secret: string) => string;
 
 /** The part of node:crypto the caching verifier uses. */
 interface NodeCrypto {
-  createHash(algorithm: 'sha256'): { update(data: string, encoding: 'utf8'): { digest(encoding: 'base64url'): string } };
+  createHash(algorithm: 'sha256'): {
+    update(data: string, encoding: 'utf8'): { digest(encoding: 'base64url'): string };
+  };
 }
 
 // A specifier that bundlers do not follow: the client also runs in browsers (the console), whose bundles must not
