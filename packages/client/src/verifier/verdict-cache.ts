@@ -40,7 +40,8 @@ interface Entry {
 export class VerdictCache {
   readonly #limits: VerdictCacheLimits;
   readonly #entries: LRUCache<string, Entry>;
-  readonly #hashesByKey = new Map<string, Set<string>>();
+  /** Key ID → the hash remembered for it; a set of hashes only when several secrets named it (a Set per key costs). */
+  readonly #hashesByKey = new Map<string, string | Set<string>>();
 
   constructor(limits: VerdictCacheLimits) {
     this.#limits = limits;
@@ -77,12 +78,14 @@ export class VerdictCache {
     const validUntil = expiresAt === null || expiresAt === undefined ? Infinity : Date.parse(expiresAt);
     this.#entries.set(hash, { verdict, keyId, askedAt, validUntil: Number.isNaN(validUntil) ? -Infinity : validUntil });
     if (keyId !== null) {
-      let hashes = this.#hashesByKey.get(keyId);
-      if (hashes === undefined) {
-        hashes = new Set();
-        this.#hashesByKey.set(keyId, hashes);
+      const hashes = this.#hashesByKey.get(keyId);
+      if (hashes === undefined || hashes === hash) {
+        this.#hashesByKey.set(keyId, hash);
+      } else if (typeof hashes === 'string') {
+        this.#hashesByKey.set(keyId, new Set([hashes, hash]));
+      } else {
+        hashes.add(hash);
       }
-      hashes.add(hash);
     }
   }
 
@@ -92,7 +95,7 @@ export class VerdictCache {
     if (hashes === undefined) {
       return;
     }
-    for (const hash of [...hashes]) {
+    for (const hash of typeof hashes === 'string' ? [hashes] : [...hashes]) {
       this.#entries.delete(hash);
     }
     this.#hashesByKey.delete(keyId);
@@ -120,9 +123,13 @@ export class VerdictCache {
       return;
     }
     const hashes = this.#hashesByKey.get(keyId);
-    hashes?.delete(hash);
-    if (hashes?.size === 0) {
+    if (hashes === hash) {
       this.#hashesByKey.delete(keyId);
+    } else if (typeof hashes === 'object') {
+      hashes.delete(hash);
+      if (hashes.size === 0) {
+        this.#hashesByKey.delete(keyId);
+      }
     }
   }
 }
