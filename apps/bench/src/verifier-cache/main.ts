@@ -100,12 +100,12 @@ const size = verifier.cache?.size ?? 0;
 const full = await settledHeap();
 await verifier.close(); // which forgets every verdict
 const closed = await settledHeap();
-console.log(
-  JSON.stringify({
+process.stdout.write(
+  `${JSON.stringify({
     entries: size,
     heapGrowthBytes: full - empty,
     bytesPerEntry: Math.round((full - empty) / size),
     freedOnCloseBytesPerEntry: Math.round((full - closed) / size),
     node: process.version,
-  }),
+  })}\n`,
 );
