@@ -99,7 +99,8 @@ export function createCachingVerifier(
     }
     const askedIn = generation;
     const askedAt = performance.now();
-    // The caller's signal stops its own wait (below), not the question the others share.
+    // The caller's signal stops its own wait (below), not the question the others share; those who join it get the
+    // first caller's retries and timeout.
     const { signal: _, ...shared } = requestOptions ?? {};
     const answer = transport.verify(secret, shared).then((verdict) => {
       if (feed.live && !closed && generation === askedIn) {
@@ -120,6 +121,7 @@ export function createCachingVerifier(
 
   return {
     async verify(secret, requestOptions) {
+      requestOptions?.signal?.throwIfAborted();
       if (typeof secret !== 'string' || secret.length === 0 || closed) {
         return transport.verify(secret, requestOptions);
       }

@@ -1,7 +1,7 @@
 import { CHANGE_FEED } from '@apikeys/api-types';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ApiKeysError } from '../errors.js';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../transport.js';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter, untilAborted } from '../transport.js';
 
 /** What a subscriber hears from the feed. */
 export interface ChangeFeedListener {
@@ -106,11 +106,17 @@ export class ChangeFeed {
     this.#controller = controller;
     this.#silenceLimitMs = 0;
     this.#arm(this.#options.connectTimeoutMs, `no subscribed event within ${this.#options.connectTimeoutMs} ms`);
-    const stream = await this.#options.open(controller.signal);
-    if (controller.signal.aborted) {
-      await stream.cancel().catch(() => {});
-      return controller.signal.reason;
-    }
+    const opening = this.#options.open(controller.signal);
+    // Bounded by the watchdog even with a fetch that ignores the signal; a stream that comes too late is let go.
+    opening.then(
+      (late) => {
+        if (controller.signal.aborted) {
+          late.cancel().catch(() => {});
+        }
+      },
+      () => {},
+    );
+    const stream = await untilAborted(opening, controller.signal);
     const reader = stream.getReader();
     this.#reader = reader;
     const decoder = new TextDecoder();
