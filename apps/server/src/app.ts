@@ -3,6 +3,7 @@ import { API_VERSIONS, type ApiVersion, LATEST_API_VERSION } from '@apikeys/api-
 import type { Store } from '@apikeys/store';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import type { KeyChangeFeed } from './change-feed/key-change-feed.js';
 import { type Clock, systemClock } from './clock.js';
 import { Readiness } from './health/readiness.js';
 import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
@@ -48,6 +49,8 @@ export interface AppDependencies {
   keyCache?: KeyCache | undefined;
   /** Where valid verifications are noted, to record when keys were last used; nothing is recorded when not given. */
   usage?: UsageRecorder | undefined;
+  /** The change feed that `streamKeyChanges` subscribes to (`startKeyChangeFeed`). */
+  changeFeed: KeyChangeFeed;
   /** The admin console's build output; `apps/console/dist` when not given (`consoleBuildDirectory`). */
   consoleDirectory?: string | undefined;
   /** Whose `X-Forwarded-For` gives a request's client address (`req.ip`); no one's (0) when not given. */
@@ -74,6 +77,7 @@ export function createApp({
   metrics,
   keyCache,
   usage,
+  changeFeed,
   consoleDirectory,
   trustProxy,
   clock = systemClock,
@@ -97,7 +101,8 @@ export function createApp({
   if (limiter?.limitsRequests) {
     api.use(exceptProbes(probes, limitRequests(limiter, latest)));
   }
-  const handlers = versionHandlers(servicesOn(store, clock, keyCache, usage), readiness);
+  const services = servicesOn(store, { clock, keysBySecret: keyCache ?? store, usage, changeFeed });
+  const handlers = versionHandlers(services, readiness);
   const stagesOf = <V extends ApiVersion>(version: V): OperationStage[] => [
     strictQueryParameters(documents[version]),
     rejectTrailingSlash,

@@ -2,6 +2,12 @@ import type { Store } from '@apikeys/store';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
+import {
+  type ChangeFeedSettings,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  type KeyChangeFeed,
+  startKeyChangeFeed,
+} from './change-feed/key-change-feed.js';
 import type { Clock } from './clock.js';
 import { Readiness } from './health/readiness.js';
 import type { TrustProxy } from './http/trust-proxy.js';
@@ -21,6 +27,8 @@ export interface CompositionInputs {
   rateLimits?: RateLimitSettings | undefined;
   /** The verification cache's settings (`maxEntries: 0`: no cache). */
   keyCache: KeyCacheSettings;
+  /** The change feed's bounds; `DEFAULT_MAX_SUBSCRIPTIONS` when not given. */
+  changeFeed?: ChangeFeedSettings | undefined;
   /** The longest `/ready` waits for the database; `Readiness`'s own deadline when not given. */
   readinessDeadlineMs?: number | undefined;
   /** Whose `X-Forwarded-For` gives a request's client address. */
@@ -43,6 +51,13 @@ export interface ComposedServer {
   store: Store;
   readiness: Readiness;
   usage: UsageRecorder;
+  /** The change feed, whose subscriptions `endSubscriptions` ends. */
+  changeFeed: KeyChangeFeed;
+  /**
+   * Ends the change feed's subscriptions and refuses new ones: before the connections drain, which would otherwise
+   * wait for these long responses until the grace period ends.
+   */
+  endSubscriptions(): void;
   /** Stops the key cache's listening and writes the uses of keys noted so far; the store stays open. */
   stopBackgroundWork(): Promise<void>;
   /** Closes the store and the limiter; after `stopBackgroundWork`, once no request is served any more. */
@@ -58,6 +73,13 @@ export async function composeServer(inputs: CompositionInputs): Promise<Composed
   const store = metrics ? instrumentStore(inputs.store, metrics) : inputs.store;
   const limiter = inputs.rateLimits && new RequestLimiter(inputs.rateLimits, logger, metrics);
   const keyCache = await startKeyCache(store, inputs.keyCache, logger);
+  const changeFeed = await startKeyChangeFeed(
+    store,
+    inputs.changeFeed ?? { maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS },
+    logger,
+    metrics,
+  );
+  metrics?.watchSubscriptions(() => changeFeed.feed.size);
   const usage = new UsageRecorder(store, logger);
   if (inputs.writeUsageOnTimer) {
     usage.start();
@@ -71,6 +93,7 @@ export async function composeServer(inputs: CompositionInputs): Promise<Composed
     metrics,
     keyCache: keyCache.cache,
     usage,
+    changeFeed: changeFeed.feed,
     consoleDirectory: inputs.consoleDirectory,
     trustProxy: inputs.trustProxy,
     clock: inputs.clock,
@@ -80,8 +103,10 @@ export async function composeServer(inputs: CompositionInputs): Promise<Composed
     store,
     readiness,
     usage,
+    changeFeed: changeFeed.feed,
+    endSubscriptions: () => changeFeed.feed.close(),
     async stopBackgroundWork() {
-      await Promise.all([keyCache.stop(), usage.stop()]);
+      await Promise.all([keyCache.stop(), changeFeed.stop(), usage.stop()]);
     },
     async closeConnections() {
       await Promise.all([store.close(), limiter?.close()]);

@@ -6,6 +6,7 @@ import {
   type StoreLocation,
 } from '@apikeys/store';
 import { z } from 'zod';
+import { type ChangeFeedSettings, DEFAULT_MAX_SUBSCRIPTIONS } from './change-feed/key-change-feed.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
 import type { RateLimitSettings } from './rate-limits/request-limiter.js';
@@ -39,6 +40,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** What verification remembers of keys (see KeyCache). */
   keyCache: KeyCacheSettings;
+  /** The bounds of the change feed (see KeyChangeFeed). */
+  changeFeed: ChangeFeedSettings;
 }
 
 /** A configuration value that cannot be used; the message tells the operator which and why. */
@@ -90,6 +93,7 @@ const EnvSchema = z.object({
   VERIFY_CACHE_MAX_KEYS: integer(0, 10_000_000, DEFAULT_KEY_CACHE.maxEntries),
   VERIFY_CACHE_TTL_SECONDS: integer(1, 86_400, DEFAULT_KEY_CACHE.ttlMs / 1000),
   VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: integer(1, 3_600, DEFAULT_KEY_CACHE.negativeTtlMs / 1000),
+  CHANGE_FEED_MAX_SUBSCRIPTIONS: integer(0, 1_000_000, DEFAULT_MAX_SUBSCRIPTIONS),
   REDIS_URL: z.preprocess(
     unsetIfEmpty,
     z
@@ -216,6 +220,13 @@ export const CONFIG_VARIABLES: Record<ConfigVariable, ConfigVariableDoc> = {
     accepts: 'a whole number of seconds from 1 to 3600',
     meaning: 'how long an unknown secret is remembered, so that repeating it does not reach the database',
   },
+  CHANGE_FEED_MAX_SUBSCRIPTIONS: {
+    accepts: 'an integer from 0 to 1000000',
+    meaning:
+      'change feed subscriptions (`GET /v1/keys/changes`, one per connected gateway) this process holds at most; ' +
+      'past it, a new one is refused with `503` and `retry-after`. Each holds a connection and up to 64 KiB of ' +
+      'unread events ([gateways](gateways.md))',
+  },
 };
 
 /** The value each variable takes when it is unset (undefined for those that then hold none). */
@@ -269,5 +280,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ttlMs: parsed.data.VERIFY_CACHE_TTL_SECONDS * 1000,
       negativeTtlMs: parsed.data.VERIFY_CACHE_NOT_FOUND_TTL_SECONDS * 1000,
     },
+    changeFeed: { maxSubscriptions: parsed.data.CHANGE_FEED_MAX_SUBSCRIPTIONS },
   };
 }

@@ -35,12 +35,13 @@ async function main(): Promise<void> {
     },
     'rate limits',
   );
-  const { app, store, readiness, stopBackgroundWork, closeConnections } = await composeServer({
+  const { app, store, readiness, endSubscriptions, stopBackgroundWork, closeConnections } = await composeServer({
     store: openedStore,
     logger,
     metrics,
     rateLimits,
     keyCache: config.keyCache,
+    changeFeed: config.changeFeed,
     readinessDeadlineMs: config.databaseTimeoutMs,
     trustProxy,
     writeUsageOnTimer: true,
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
     }
     // A failed bind or warm-up is main's to report: the drain and the clean-up go on without them.
     const server = await bound.catch(() => undefined);
+    endSubscriptions();
     if (server) {
       await shutdown(server, config.shutdownGraceMs);
     }

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { API_VERSION, type ApiVersion, type ClientPaths, type ClientPathsOf } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
 import createClient, { type Client } from 'openapi-fetch';
+import type { ChangeFeedSettings, KeyChangeFeed } from '../src/change-feed/key-change-feed.js';
 import { composeServer } from '../src/compose.js';
 import type { Readiness } from '../src/health/readiness.js';
 import { createLogger, listen, shutdown, warmUpAndMarkStarted } from '../src/index.js';
@@ -40,6 +41,8 @@ export interface TestServer {
   versionClient<V extends ApiVersion>(version: V, adminKey?: string): Client<ClientPathsOf<V>>;
   /** Creates an organization with an admin key, and a client for it. */
   createOrganization(name?: string): Promise<TestOrganizationWithClient>;
+  /** The server's change feed (`GET /v1/keys/changes`). */
+  changeFeed: KeyChangeFeed;
   /** Writes the uses of keys noted since the last write (the server does it every ten seconds). */
   flushKeyUsage(): Promise<void>;
   /** A raw fetch against the server, for requests the typed client cannot express. */
@@ -77,6 +80,8 @@ export async function startTestServer(
     logLevel?: LogLevel;
     /** The verification cache's settings; the server's defaults unless given. */
     keyCache?: KeyCacheSettings;
+    /** The change feed's bounds; the server's defaults unless given. */
+    changeFeed?: ChangeFeedSettings;
     /** The admin console's build output to serve; `apps/console/dist` unless given. */
     consoleDirectory?: string;
   } = {},
@@ -86,15 +91,17 @@ export async function startTestServer(
   const logLines: string[] = [];
   const logger = createLogger(options.logLevel ?? 'info', captureLog(logLines));
   // Uses of keys are written when a test asks (`flushKeyUsage`) and at close, never on a timer: a test decides when.
-  const { app, store, readiness, usage, stopBackgroundWork, closeConnections } = await composeServer({
+  const composed = await composeServer({
     store: openedStore,
     logger,
     metrics: options.metrics,
     rateLimits: options.rateLimits,
     keyCache: options.keyCache ?? DEFAULT_KEY_CACHE,
+    changeFeed: options.changeFeed,
     consoleDirectory: options.consoleDirectory,
     writeUsageOnTimer: false,
   });
+  const { app, store, readiness, usage, endSubscriptions, stopBackgroundWork, closeConnections } = composed;
   const server = await listen(app, { port: 0, host: '127.0.0.1', logger });
   await warmUpAndMarkStarted(app, { logger, readiness });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -119,8 +126,10 @@ export async function startTestServer(
       return { ...organization, client: clientFor(organization.adminKey) };
     },
     request: (path, init) => fetchText(`${baseUrl}${path}`, init),
+    changeFeed: composed.changeFeed,
     flushKeyUsage: () => usage.flush(),
     async close() {
+      endSubscriptions();
       await shutdown(server, 1000);
       await stopBackgroundWork();
       await closeConnections();

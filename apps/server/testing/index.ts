@@ -28,6 +28,7 @@ export {
   type TestKeyFields,
   testEngines,
 } from '@apikeys/store/testing';
+export { CHANGES_PATH, type FeedEvent, type FeedReader, subscribeToChanges } from './change-feed.js';
 export {
   type ErrorBody,
   type ExpectedError,
@@ -71,5 +72,5 @@ export {
   spawnServerProcess,
   startServerProcess,
 } from './server-process.js';
-export { documentedStatuses, specErrors, specOperationIds } from './spec-responses.js';
+export { documentedStatuses, schemaErrors, specErrors, specOperationIds } from './spec-responses.js';
 export { openTestStore, TEST_STORE } from './stores.js';

@@ -98,3 +98,11 @@ export function specErrors(
   const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
   return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }
+
+/** Validates `value` against a schema of the document of `version` by name; returns the problems, none when valid. */
+export function schemaErrors(schemaName: string, value: unknown, version: ApiVersion = API_VERSION): string[] {
+  const ref = `spec#/components/schemas/${schemaName}`;
+  const { ajv } = validatorOf(version);
+  const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}

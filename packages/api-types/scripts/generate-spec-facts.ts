@@ -132,7 +132,11 @@ function changeFeedFacts(document: OpenApiDocument) {
   const operation = document.paths['/v1/keys/changes']?.get as Record<string, unknown> | undefined;
   const stream = required(operation, 'GET /v1/keys/changes');
   return {
-    heartbeatIntervalMs: required(stream['x-heartbeat-interval-ms'], 'streamKeyChanges.x-heartbeat-interval-ms', isInteger),
+    heartbeatIntervalMs: required(
+      stream['x-heartbeat-interval-ms'],
+      'streamKeyChanges.x-heartbeat-interval-ms',
+      isInteger,
+    ),
     maxUnreadBytes: required(stream['x-max-unread-bytes'], 'streamKeyChanges.x-max-unread-bytes', isInteger),
   };
 }

@@ -12,17 +12,29 @@ export type * from './seeding/types.js';
 export type * from './shared-types.js';
 export type * from './usage/types.js';
 
-/** A key whose answer to a verification or an authentication may have changed. */
-export interface KeyChange {
+/** A key of any kind, by its ID. */
+export interface KeyRef {
   kind: 'api_key' | 'admin_key' | 'verifier_key';
   id: string;
 }
 
+/** A key whose answer to a verification or an authentication may have changed, and how. */
+export interface KeyChange extends KeyRef {
+  /**
+   * The organization the key belongs to; undefined when the change was announced by a process of an earlier release,
+   * whose notifications named the key only.
+   */
+  organizationId: string | undefined;
+  /** `rotated`: an API key was replaced by a new one (its expiry now ends its grace period); `updated`: any other. */
+  change: 'updated' | 'rotated';
+}
+
 /**
- * What a watcher of key changes hears: one change, or `reset` when changes may have been missed (the connection
- * that brings them was lost, or another process changed a SQLite file): whatever was read before may be stale.
+ * What a watcher of key changes hears: one change; `lost` when the connection that brings other processes' changes
+ * is lost (until `reset`, their changes go unheard); or `reset` when changes may have been missed (that connection is
+ * back, or another process changed a SQLite file): whatever was read before may be stale.
  */
-export type KeyChangeEvent = { type: 'changed'; change: KeyChange } | { type: 'reset' };
+export type KeyChangeEvent = { type: 'changed'; change: KeyChange } | { type: 'lost' } | { type: 'reset' };
 
 export type KeyChangeListener = (event: KeyChangeEvent) => void;
 

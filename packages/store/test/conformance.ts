@@ -599,12 +599,12 @@ export function describeStoreConformance(
         const minute = 60_000_000;
 
         await store.recordKeyUsage([
-          { id: first.id, lastUsedAt: 100 * minute },
-          { id: second.id, lastUsedAt: 100 * minute },
+          { id: first.id, organizationId, lastUsedAt: 100 * minute },
+          { id: second.id, organizationId, lastUsedAt: 100 * minute },
         ]);
         await store.recordKeyUsage([
-          { id: first.id, lastUsedAt: 101 * minute },
-          { id: second.id, lastUsedAt: 99 * minute },
+          { id: first.id, organizationId, lastUsedAt: 101 * minute },
+          { id: second.id, organizationId, lastUsedAt: 99 * minute },
         ]);
         await store.recordKeyUsage([]);
         const page = await listPage(store, { organizationId, limit: 10 });
@@ -618,6 +618,23 @@ export function describeStoreConformance(
         expect(renamed?.lastUsedAt).toBe(101 * minute);
         expect((await store.getApiKey(organizationId, second.id))?.lastUsedAt).toBe(100 * minute);
         expect((await store.getApiKey(organizationId, unused.id))?.lastUsedAt).toBeNull();
+      });
+
+      it("recordKeyUsage ignores a use naming another organization's key or no key, and records the rest", async () => {
+        const organizationId = await newOrganization();
+        const other = await newOrganization('other');
+        const { apiKey: ours } = await newKey(organizationId, { name: 'ours' });
+        const { apiKey: theirs } = await newKey(other, { name: 'theirs' });
+        const minute = 60_000_000;
+
+        await store.recordKeyUsage([
+          { id: theirs.id, organizationId, lastUsedAt: 100 * minute },
+          { id: 'apikey_000000000000000000000000', organizationId, lastUsedAt: 100 * minute },
+          { id: ours.id, organizationId, lastUsedAt: 100 * minute },
+        ]);
+
+        expect((await store.getApiKey(organizationId, ours.id))?.lastUsedAt).toBe(100 * minute);
+        expect((await store.getApiKey(other, theirs.id))?.lastUsedAt).toBeNull();
       });
 
       it('findApiKeyBySecretHash finds the key of a secret, in whichever organization, as getApiKey reads it', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { keyChangePayload, parseKeyChangePayload } from '../src/key-changes.js';
 import { openMigratedStore, type StoreLocation } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import type { KeyChangeEvent, Store } from '../src/types.js';
@@ -41,6 +42,35 @@ async function newKey(store: Store, name = 'watched') {
   return (await createTestKey(store, DEFAULT_ORGANIZATION.id, { name })).apiKey;
 }
 
+describe('key change notification payloads', () => {
+  it('carry the kind, the ID, the organization and the kind of change, and read back as sent', () => {
+    const change = { kind: 'api_key', id: 'apikey_1', organizationId: 'org_1', change: 'rotated' } as const;
+
+    expect(keyChangePayload(change, 'a1b2')).toBe('api_key:apikey_1:org_1:rotated:a1b2');
+    expect(parseKeyChangePayload(keyChangePayload(change, 'a1b2'))).toEqual({ change, origin: 'a1b2' });
+  });
+
+  it("read an earlier release's payload as an update of no known organization", () => {
+    expect(parseKeyChangePayload('verifier_key:vfykey_1')).toEqual({
+      change: { kind: 'verifier_key', id: 'vfykey_1', organizationId: undefined, change: 'updated' },
+      origin: undefined,
+    });
+  });
+
+  it.each([
+    '',
+    'api_key',
+    'api_key:',
+    'token:apikey_1:org_1:updated',
+    'api_key:apikey_1::updated',
+    'api_key:apikey_1:org_1:deleted',
+    'api_key:apikey_1:org_1:updated:',
+    'api_key:apikey_1:org_1:updated:a1b2:extra',
+  ])('refuse a payload of no form this service sends: %j', (payload) => {
+    expect(parseKeyChangePayload(payload)).toBeUndefined();
+  });
+});
+
 describe('watchKeyChanges on SQLite', () => {
   let dir: string;
   let location: StoreLocation;
@@ -77,6 +107,14 @@ describe('watchKeyChanges on SQLite', () => {
     await store.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { name: 'after the watcher stopped' });
 
     expect(afterUpdate).toEqual([`api_key:${key.id}`]);
+    expect(
+      heard.map((event) => (event.type === 'changed' ? [event.change.organizationId, event.change.change] : [])),
+    ).toEqual([
+      [DEFAULT_ORGANIZATION.id, 'updated'],
+      [DEFAULT_ORGANIZATION.id, 'rotated'],
+      [DEFAULT_ORGANIZATION.id, 'updated'],
+      [DEFAULT_ORGANIZATION.id, 'updated'],
+    ]);
     expect(changedIds(heard)).toEqual([
       `api_key:${key.id}`,
       `api_key:${key.id}`,
@@ -154,6 +192,30 @@ describe.runIf(available)('watchKeyChanges on PostgreSQL', () => {
     expect(keyHeardIn).toBeLessThan(1_000);
   });
 
+  it("says whose key changed and how: another process's update and rotation, with the key's organization", async () => {
+    const [writer, watcher] = stores as [Store, Store];
+    const { listener, heard, until } = recorder();
+    const stop = await watcher.watchKeyChanges(listener);
+    const organization = await writer.createOrganization('Other');
+    const key = (await createTestKey(writer, organization.id, { name: 'theirs' })).apiKey;
+
+    await writer.updateApiKey(organization.id, key.id, { name: 'renamed' });
+    await writer.rotateApiKey({
+      organizationId: organization.id,
+      id: key.id,
+      gracePeriodMicros: 0,
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    await until((events) => changedIds(events).filter((id) => id === `api_key:${key.id}`).length === 2);
+    await stop();
+
+    const changes = heard.flatMap((event) => (event.type === 'changed' ? [event.change] : []));
+    expect(changes.filter((change) => change.id === key.id)).toEqual([
+      { kind: 'api_key', id: key.id, organizationId: organization.id, change: 'updated' },
+      { kind: 'api_key', id: key.id, organizationId: organization.id, change: 'rotated' },
+    ]);
+  });
+
   it('tells the others of a change made just before the store closes (the operator CLI, which then exits)', async () => {
     const [, watcher] = stores as [Store, Store];
     const { listener, until } = recorder();
@@ -182,7 +244,7 @@ describe.runIf(privateAvailable)('watchKeyChanges on a PostgreSQL server that re
   });
   afterAll(() => server?.remove());
 
-  it('reconnects the lost listening connection, says reset, and hears the changes made after', async () => {
+  it('says lost when the listening connection is lost, reset once it is back, and hears the changes made after', async () => {
     const location: StoreLocation = { kind: 'postgres', url: server.url };
     const writer = (await openMigratedStore(location, { timeoutMs: 1_000 })).store;
     const watcher = (await openMigratedStore(location, { timeoutMs: 1_000 })).store;
@@ -191,6 +253,7 @@ describe.runIf(privateAvailable)('watchKeyChanges on a PostgreSQL server that re
     const stop = await watcher.watchKeyChanges(listener);
 
     await server.stop();
+    await until((events) => events.some((event) => event.type === 'lost'), 15_000);
     await server.start();
     await until((events) => events.some((event) => event.type === 'reset'), 15_000);
     const key = await newKey(writer, 'after the restart');
@@ -198,6 +261,6 @@ describe.runIf(privateAvailable)('watchKeyChanges on a PostgreSQL server that re
     await until((events) => changedIds(events).includes(`api_key:${key.id}`));
     await stop();
 
-    expect(heard.filter((event) => event.type === 'reset')).toHaveLength(1);
+    expect(heard.filter((event) => event.type !== 'changed').map((event) => event.type)).toEqual(['lost', 'reset']);
   });
 });

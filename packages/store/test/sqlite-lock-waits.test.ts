@@ -86,7 +86,7 @@ describe('SQLite writes while another process holds the write lock', () => {
       rotateApiKey: () =>
         store.rotateApiKey({ organizationId, id: ids.rotated, gracePeriodMicros: 1_000_000, createdBy }),
       updateApiKey: () => store.updateApiKey(organizationId, ids.apiKey, { name: `renamed ${round}` }),
-      recordKeyUsage: () => store.recordKeyUsage([{ id: ids.apiKey, lastUsedAt: nowMicros() }]),
+      recordKeyUsage: () => store.recordKeyUsage([{ id: ids.apiKey, organizationId, lastUsedAt: nowMicros() }]),
       transaction: () =>
         store.transaction((inner) =>
           inner.updateApiKey(organizationId, ids.apiKey, { name: `in a transaction ${round}` }),

@@ -55,12 +55,21 @@ export async function warmUpOperations(
   signal?: AbortSignal,
 ): Promise<WarmUpReport> {
   const validatedAs = new Map<string, string | undefined>();
+  /** The responses closed, by request ID, and who waits for a stream's to close. */
+  const closed = new Set<string>();
+  const closing = new Map<string, () => void>();
   app.use(assignRequestId);
   app.use((req: Request, res: Response, next: NextFunction) => {
     res.locals.caller = WARM_UP_CALLER;
-    res.once('finish', () =>
-      validatedAs.set(String(res.locals.requestId), openApiMetadataOf(req)?.schema?.operationId),
-    );
+    const requestId = String(res.locals.requestId);
+    const record = () => validatedAs.set(requestId, openApiMetadataOf(req)?.schema?.operationId);
+    res.once('finish', record);
+    // A stream never finishes: it closes once the warm-up leaves it.
+    res.once('close', () => {
+      record();
+      closed.add(requestId);
+      closing.get(requestId)?.();
+    });
     next();
   });
   app.use(stages);
@@ -79,8 +88,18 @@ export async function warmUpOperations(
         headers: { 'vendor-version': version, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
         ...(hasBody ? { body: '{}' } : {}),
       });
-      await response.arrayBuffer();
       const requestId = response.headers.get('request-id') ?? '';
+      // A stream would never end: its headers have compiled what there is to compile.
+      if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+        const streamClosed = new Promise<void>((resolve) =>
+          closed.has(requestId) ? resolve() : closing.set(requestId, resolve),
+        );
+        await response.body?.cancel();
+        await streamClosed;
+        closing.delete(requestId);
+      } else {
+        await response.arrayBuffer();
+      }
       report.push({ version, operationId, validatedAs: validatedAs.get(requestId), status: response.status });
     }
     return report;

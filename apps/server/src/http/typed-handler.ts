@@ -2,6 +2,7 @@ import type { ApiVersion, OperationIdOf, OperationsOf, QueryParameterDefaults } 
 import type { ChangeContext } from '@apikeys/store';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type Caller, callerOf } from './authenticate.js';
+import { EventStream, sendEventStream } from './event-stream.js';
 import { requestIdOf } from './request-id.js';
 import { sendJson } from './send-json.js';
 
@@ -30,13 +31,18 @@ export type RequestBodyOf<V extends ApiVersion, K extends OperationIdOf<V>> =
       ? Body | undefined
       : undefined;
 
-/** The JSON body of an operation's 200 response, from the generated types. */
+/**
+ * What a handler answers for an operation's 200 response, from the generated types: its JSON body, or an
+ * `EventStream` for a response of `text/event-stream`.
+ */
 export type SuccessBodyOf<V extends ApiVersion, K extends OperationIdOf<V>> =
   ResponsesOf<V, K> extends {
     200: { content: { 'application/json': infer Body } };
   }
     ? Body
-    : never;
+    : ResponsesOf<V, K> extends { 200: { content: { 'text/event-stream': unknown } } }
+      ? EventStream
+      : never;
 
 /** The JSON body of an operation's response of status `S`, from the generated types. */
 type ResponseBodyOf<V extends ApiVersion, K extends OperationIdOf<V>, S extends number> =
@@ -121,6 +127,8 @@ export function toExpressHandler<V extends ApiVersion, K extends OperationIdOf<V
       });
       if (result instanceof StatusResponse) {
         sendJson(res, result.status, result.body);
+      } else if (result instanceof EventStream) {
+        sendEventStream(res, result);
       } else {
         sendJson(res, 200, result);
       }

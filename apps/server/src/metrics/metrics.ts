@@ -1,5 +1,6 @@
 import type { ConnectionPoolStats, UnavailableReason } from '@apikeys/store';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ChangeFeedCounters, SubscriptionEnd, SubscriptionRefusal } from '../change-feed/key-change-feed.js';
 import type { RateLimitCounters, RateLimitName } from '../rate-limits/request-limiter.js';
 
 /** The prefix of the service's own metrics (the default process metrics keep their standard names). */
@@ -27,6 +28,18 @@ export const OTHER_DATABASE_ERROR = 'other';
 type DatabaseErrorReason = UnavailableReason | typeof OTHER_DATABASE_ERROR;
 
 const RATE_LIMITS: Record<RateLimitName, true> = { admin_key: true, auth_failures: true };
+const SUBSCRIPTION_ENDS: Record<SubscriptionEnd, true> = {
+  client_closed: true,
+  slow: true,
+  shutdown: true,
+  notifications_lost: true,
+  credential_changed: true,
+};
+const SUBSCRIPTION_REFUSALS: Record<SubscriptionRefusal, true> = {
+  limit: true,
+  shutdown: true,
+  notifications_lost: true,
+};
 
 /** Whether a store call answered or threw. */
 export type QueryOutcome = 'ok' | 'error';
@@ -37,7 +50,7 @@ export type QueryOutcome = 'ok' | 'error';
  * decorator and the rate limiter record into. Label values come from closed sets (operationIds, statuses, store
  * method names, reasons), never from paths, IDs or secrets.
  */
-export class Metrics implements RateLimitCounters {
+export class Metrics implements RateLimitCounters, ChangeFeedCounters {
   readonly registry = new Registry();
   readonly #requests: Counter<'operation' | 'status'>;
   readonly #requestDuration: Histogram<'operation'>;
@@ -45,6 +58,8 @@ export class Metrics implements RateLimitCounters {
   readonly #databaseErrors: Counter<'reason'>;
   readonly #rateLimitRejections: Counter<'limit'>;
   readonly #unlimitedRequests: Counter<'limit'>;
+  readonly #subscriptionsEnded: Counter<'reason'>;
+  readonly #subscriptionsRefused: Counter<'reason'>;
 
   constructor() {
     const registers = [this.registry];
@@ -87,6 +102,24 @@ export class Metrics implements RateLimitCounters {
       labelNames: ['limit'],
       registers,
     });
+    this.#subscriptionsEnded = new Counter({
+      name: `${PREFIX}change_feed_subscriptions_ended_total`,
+      help: 'Change feed subscriptions ended, by reason (slow: dropped for not reading)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.#subscriptionsRefused = new Counter({
+      name: `${PREFIX}change_feed_subscriptions_refused_total`,
+      help: 'Change feed subscriptions refused with 503, by reason (limit: the process holds its maximum)',
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of Object.keys(SUBSCRIPTION_ENDS)) {
+      this.#subscriptionsEnded.inc({ reason }, 0);
+    }
+    for (const reason of Object.keys(SUBSCRIPTION_REFUSALS)) {
+      this.#subscriptionsRefused.inc({ reason }, 0);
+    }
     for (const reason of [...Object.keys(UNAVAILABLE_REASONS), OTHER_DATABASE_ERROR]) {
       this.#databaseErrors.inc({ reason }, 0);
     }
@@ -120,6 +153,26 @@ export class Metrics implements RateLimitCounters {
   /** Counts a request a limit let through uncounted because its store (Redis) failed. */
   countUnlimitedRequest(limit: RateLimitName): void {
     this.#unlimitedRequests.inc({ limit });
+  }
+
+  countSubscriptionEnded(reason: SubscriptionEnd): void {
+    this.#subscriptionsEnded.inc({ reason });
+  }
+
+  countSubscriptionRefused(reason: SubscriptionRefusal): void {
+    this.#subscriptionsRefused.inc({ reason });
+  }
+
+  /** Exposes the number of open change feed subscriptions that `read` reports, read at each scrape. */
+  watchSubscriptions(read: () => number): void {
+    new Gauge({
+      name: `${PREFIX}change_feed_subscriptions`,
+      help: 'Change feed subscriptions open in this process (GET /v1/keys/changes)',
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** Exposes the connection pools that `read` reports, read at each scrape, as gauges labelled by pool. */

@@ -1,4 +1,4 @@
-import type { Credential, KeyChange, KeyChangeEvent, KeyOfSecret, SecretKind, Store } from '@apikeys/store';
+import type { Credential, KeyChangeEvent, KeyOfSecret, KeyRef, SecretKind, Store } from '@apikeys/store';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { CredentialsByHash } from './credentials-by-hash.js';
@@ -38,7 +38,7 @@ class SecretLookups<T extends object> {
   constructor(
     private readonly settings: KeyCacheSettings,
     /** The key a found value names, whose changes make it stale; undefined for a value no change can affect. */
-    private readonly keyOf: (found: T) => KeyChange | undefined,
+    private readonly keyOf: (found: T) => KeyRef | undefined,
   ) {
     this.#entries = new LRUCache<string, Entry<T>>({
       max: settings.maxEntries,
@@ -94,7 +94,7 @@ class SecretLookups<T extends object> {
     this.#changesHeard += 1;
     // Reads in flight may predate the change: later lookups start their own.
     this.#inFlight.clear();
-    if (event.type === 'reset') {
+    if (event.type !== 'changed') {
       this.#entries.clear();
       return;
     }
@@ -113,7 +113,7 @@ class SecretLookups<T extends object> {
 const UNKNOWN: Credential = { kind: 'unknown' };
 
 /** The admin or verifier key a credential is, whose changes (disabled, enabled) make it stale. */
-function credentialKey(credential: Credential): KeyChange | undefined {
+function credentialKey(credential: Credential): KeyRef | undefined {
   switch (credential.kind) {
     case 'admin_key':
       return { kind: 'admin_key', id: credential.adminKey.id };
@@ -182,7 +182,9 @@ export async function startKeyCache(
   }
   const cache = new KeyCache(store, settings);
   const stop = await store.watchKeyChanges((event) => {
-    if (event.type === 'reset') {
+    if (event.type === 'lost') {
+      logger.warn('lost the connection that brings changes to keys; reconnecting; key cache cleared');
+    } else if (event.type === 'reset') {
       logger.info('key cache cleared: changes may have been missed (a lost notification connection, another process)');
     }
     cache.invalidate(event);

@@ -15,8 +15,8 @@ const MINUTE_MICROS = 60_000_000;
 export class UsageRecorder {
   /** The minute last noted for each key, so that a key is noted once a minute; only the current minute's are kept. */
   #noted = new Map<string, EpochMicros>();
-  /** What the next write writes. */
-  #pending = new Map<string, EpochMicros>();
+  /** What the next write writes, by key ID. */
+  #pending = new Map<string, KeyUse>();
   /** The latest minute noted (from the request's clock): each write forgets the keys noted in earlier minutes. */
   #currentMinute = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -28,14 +28,18 @@ export class UsageRecorder {
     private readonly intervalMs = USAGE_FLUSH_INTERVAL_MS,
   ) {}
 
-  record(keyId: string, now: EpochMicros): void {
-    const minute = Math.floor(now / MINUTE_MICROS) * MINUTE_MICROS;
+  /**
+   * Notes that `keyId`, a key of `organizationId`, was found valid at `usedAt`: by this server, or by a gateway that
+   * answered from its memory and reported it. A use earlier than one already noted changes nothing.
+   */
+  record(keyId: string, organizationId: string, usedAt: EpochMicros): void {
+    const minute = Math.floor(usedAt / MINUTE_MICROS) * MINUTE_MICROS;
     this.#currentMinute = Math.max(this.#currentMinute, minute);
-    if (this.#noted.get(keyId) === minute) {
+    if ((this.#noted.get(keyId) ?? Number.NEGATIVE_INFINITY) >= minute) {
       return;
     }
     this.#noted.set(keyId, minute);
-    this.#pending.set(keyId, minute);
+    this.#pending.set(keyId, { id: keyId, organizationId, lastUsedAt: minute });
   }
 
   start(): void {
@@ -57,7 +61,7 @@ export class UsageRecorder {
   }
 
   async #write(): Promise<void> {
-    const uses: KeyUse[] = [...this.#pending].map(([id, lastUsedAt]) => ({ id, lastUsedAt }));
+    const uses = [...this.#pending.values()];
     this.#pending = new Map();
     this.#forgetPastMinutes();
     if (uses.length === 0) {
@@ -67,9 +71,9 @@ export class UsageRecorder {
       await this.store.recordKeyUsage(uses);
     } catch (error) {
       // Kept for the next write, unless a later minute was noted meanwhile.
-      for (const { id, lastUsedAt } of uses) {
-        if (!this.#pending.has(id)) {
-          this.#pending.set(id, lastUsedAt);
+      for (const use of uses) {
+        if (!this.#pending.has(use.id)) {
+          this.#pending.set(use.id, use);
         }
       }
       this.logger.warn({ err: error, keys: uses.length }, 'could not record when keys were last used; will retry');

@@ -24,7 +24,7 @@ export class VerificationService {
   constructor(
     private readonly keys: KeysBySecret,
     /** Told of every valid verification, to record when the key was last used. */
-    private readonly usage?: { record(keyId: string, now: EpochMicros): void },
+    private readonly usage?: { record(keyId: string, organizationId: string, usedAt: EpochMicros): void },
   ) {}
 
   /**
@@ -43,7 +43,7 @@ export class VerificationService {
     }
     const status = effectiveStatus(found.apiKey, now);
     if (status === 'active') {
-      this.usage?.record(found.apiKey.id, now);
+      this.usage?.record(found.apiKey.id, organizationId, now);
     }
     return { found: true, key: found.apiKey, status };
   }

@@ -100,8 +100,9 @@ describe('the invariants of the store and the log, on a sabotaged server', () =>
   });
 
   it("catches a refused request that records a key's use", async () => {
-    sabotage = async (store) => {
-      await store.recordKeyUsage([{ id: fixture.bindings.$OLDER_KEY_ID, lastUsedAt: 60_000_000 * 29_000_000 }]);
+    sabotage = async (store, organizationId) => {
+      const use = { id: fixture.bindings.$OLDER_KEY_ID, organizationId, lastUsedAt: 60_000_000 * 29_000_000 };
+      await store.recordKeyUsage([use]);
     };
     expect(await invariantBroken(get(unknownKey))).toBe(NOTHING_CHANGES);
   });

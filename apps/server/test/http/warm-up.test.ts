@@ -4,6 +4,7 @@ import { createTestOrganization, openTestStore, snapshotKeys, specOperationIds }
 import type { Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { warmUp } from '../../src/app.js';
+import { KeyChangeFeed } from '../../src/change-feed/key-change-feed.js';
 import { createApp, createLogger } from '../../src/index.js';
 
 describe('the warm-up at start', () => {
@@ -29,9 +30,11 @@ describe('the warm-up at start', () => {
         },
       }),
     );
-    const app = createApp({ store, logger });
+    const changeFeed = new KeyChangeFeed({ maxSubscriptions: 10 }, logger);
+    const app = createApp({ store, logger, changeFeed });
 
     const report = await warmUp(app);
+    changeFeed.close();
 
     for (const version of API_VERSIONS) {
       const ofVersion = report.filter((result) => result.version === version);
@@ -55,7 +58,12 @@ describe('the warm-up at start', () => {
       getAuditEvent: 404,
       // As createApiKey: the body names no key.
       verifyApiKey: 400,
+      // A stream: the warm-up reads its headers, and leaves.
+      streamKeyChanges: 200,
+      // As createApiKey: the body names no use.
+      reportKeyUsage: 400,
     });
+    expect(changeFeed.size).toBe(0);
     expect(await snapshotKeys(store, organization.id)).toEqual(before);
     expect(logged.join('')).not.toMatch(/"level":50/);
   });

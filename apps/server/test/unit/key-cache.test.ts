@@ -1,6 +1,14 @@
-import type { Credential, KeyOfSecret } from '@apikeys/store';
+import type { Credential, KeyChange, KeyOfSecret } from '@apikeys/store';
 import { describe, expect, it } from 'vitest';
 import { KeyCache, type KeyCacheSettings } from '../../src/verification/key-cache.js';
+
+/** A change to a key of the default organization, as the store announces it. */
+const changeOf = (kind: KeyChange['kind'], id: string): KeyChange => ({
+  kind,
+  id,
+  organizationId: 'org_default',
+  change: 'updated',
+});
 
 const SETTINGS: KeyCacheSettings = { maxEntries: 100, ttlMs: 60_000, negativeTtlMs: 60_000 };
 
@@ -86,7 +94,7 @@ describe('KeyCache', () => {
     await cache.findApiKeyBySecretHash('h2');
     store.keys.h1 = keyOf('apikey_1', 'renamed');
 
-    cache.invalidate({ type: 'changed', change: { kind: 'api_key', id: 'apikey_1' } });
+    cache.invalidate({ type: 'changed', change: changeOf('api_key', 'apikey_1') });
     const renamed = await cache.findApiKeyBySecretHash('h1');
     await cache.findApiKeyBySecretHash('h2');
 
@@ -99,7 +107,7 @@ describe('KeyCache', () => {
     const cache = new KeyCache(store, SETTINGS);
     await cache.findApiKeyBySecretHash('h1');
 
-    cache.invalidate({ type: 'changed', change: { kind: 'verifier_key', id: 'apikey_1' } });
+    cache.invalidate({ type: 'changed', change: changeOf('verifier_key', 'apikey_1') });
     await cache.findApiKeyBySecretHash('h1');
     cache.invalidate({ type: 'reset' });
     await cache.findApiKeyBySecretHash('h1');
@@ -115,7 +123,7 @@ describe('KeyCache', () => {
     const inFlight = cache.findApiKeyBySecretHash('h1');
     await sleep(1);
     store.keys.h1 = keyOf('apikey_1', 'after');
-    cache.invalidate({ type: 'changed', change: { kind: 'api_key', id: 'apikey_1' } });
+    cache.invalidate({ type: 'changed', change: changeOf('api_key', 'apikey_1') });
     const startedAfter = cache.findApiKeyBySecretHash('h1');
     store.release();
 
@@ -195,9 +203,9 @@ describe('KeyCache, for callers’ keys', () => {
     await cache.findCredential('a2');
     store.credentials.a1 = adminKeyOf('adminkey_1', 'disabled');
 
-    cache.invalidate({ type: 'changed', change: { kind: 'admin_key', id: 'adminkey_1' } });
+    cache.invalidate({ type: 'changed', change: changeOf('admin_key', 'adminkey_1') });
     // An API key's change with the same ID names another key: nothing more is forgotten.
-    cache.invalidate({ type: 'changed', change: { kind: 'api_key', id: 'adminkey_2' } });
+    cache.invalidate({ type: 'changed', change: changeOf('api_key', 'adminkey_2') });
     const disabled = await cache.findCredential('a1');
     await cache.findCredential('a2');
 

@@ -143,7 +143,7 @@ export async function rotateApiKey(
     },
     context,
   );
-  core.keyChanged({ kind: 'api_key', id });
+  core.keyChanged({ kind: 'api_key', id, organizationId, change: 'rotated' });
   return { kind: 'rotated', created, previous, rotatedAt: now };
 }
 

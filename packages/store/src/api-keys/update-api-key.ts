@@ -186,7 +186,7 @@ function preparedApiKeyUpdate(
       if (!row) {
         return undefined;
       }
-      core.keyChanged({ kind: 'api_key', id });
+      core.keyChanged({ kind: 'api_key', id, organizationId, change: 'updated' });
       return apiKeyFromValues(row as ApiKeyValues);
     },
   };

@@ -68,7 +68,7 @@ export async function setAdminKeyStatus(
       .returning(CREDENTIAL_KEY_COLUMNS)
       .executeTakeFirstOrThrow();
     const adminKey = toCredentialKey(row);
-    trx.keyChanged({ kind: 'admin_key', id });
+    trx.keyChanged({ kind: 'admin_key', id, organizationId: adminKey.organizationId, change: 'updated' });
     await recordEvent(
       trx,
       {
@@ -166,8 +166,9 @@ export async function setVerifierKeyStatus(
   if (!row) {
     return undefined;
   }
-  core.keyChanged({ kind: 'verifier_key', id });
-  return toCredentialKey(row);
+  const verifierKey = toCredentialKey(row);
+  core.keyChanged({ kind: 'verifier_key', id, organizationId: verifierKey.organizationId, change: 'updated' });
+  return verifierKey;
 }
 
 /** The calls of `CredentialStore`. */

@@ -21,13 +21,15 @@ export const LISTEN_RETRY_INTERVAL_MS = 500;
 /**
  * Listens on one connection of its own for the changes other processes announce (`NOTIFY_KEY_CHANGE`), and calls
  * `listener` with each. A lost connection (an error, its end, or a check unanswered within `timeoutMs`) is
- * reconnected every `LISTEN_RETRY_INTERVAL_MS` for as long as it takes (pg-listen); once it is back, `listener`
- * hears `reset`, since the changes announced meanwhile were missed. Resolves once listening; rejects when the first
- * connection cannot be made.
+ * reconnected every `LISTEN_RETRY_INTERVAL_MS` for as long as it takes (pg-listen): `listener` hears `lost` when the
+ * first attempt begins and `reset` once it is back, since the changes announced meanwhile were missed. The changes
+ * announced by `origin` (this store, whose watchers heard them as they committed) are not heard twice. Resolves once
+ * listening; rejects when the first connection cannot be made.
  */
 export async function watchNotifications(
   url: string,
   timeoutMs: number,
+  origin: string,
   listener: KeyChangeListener,
 ): Promise<() => Promise<void>> {
   const subscriber = createPostgresSubscriber(
@@ -48,12 +50,18 @@ export async function watchNotifications(
     }
     connectedBefore = true;
   });
+  // pg-listen announces each attempt to reconnect, the first as soon as it finds the connection lost.
+  subscriber.events.on('reconnect', (attempt: number) => {
+    if (attempt === 1) {
+      listener({ type: 'lost' });
+    }
+  });
   // A failed reconnection attempt is retried by pg-listen; without a listener, 'error' would crash the process.
   subscriber.events.on('error', () => {});
   subscriber.notifications.on(KEY_CHANGES_CHANNEL, (payload: string) => {
-    const change = parseKeyChangePayload(payload);
-    if (change) {
-      listener({ type: 'changed', change });
+    const announced = parseKeyChangePayload(payload);
+    if (announced && announced.origin !== origin) {
+      listener({ type: 'changed', change: announced.change });
     }
   });
   try {

@@ -6,6 +6,7 @@ import type { CompiledWrite } from '../core/dialect-adapter.js';
 import { KyselyMigrator } from '../core/migrator.js';
 import { KEY_CHANGES_CHANNEL, keyChangePayload } from '../key-changes.js';
 import { kyselyStore } from '../kysely-store.js';
+import { randomHex } from '../random.js';
 import {
   type ApiKeysTable,
   type AuditEventsTable,
@@ -186,6 +187,9 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
   // The notifications not yet sent: a process that closes the store right after a change (the operator CLI) still
   // tells the others of it.
   const announcing = new Set<Promise<unknown>>();
+  // Names this store in its notifications, so that its own watchers, which heard its changes as they committed, skip
+  // them when they come back.
+  const origin = randomHex(8);
 
   const store = kyselyStore(db, {
     queryRows,
@@ -235,7 +239,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
       return inserted;
     },
     announceKeyChange: async (change) => {
-      const sent = queryRows(NOTIFY_KEY_CHANGE, [KEY_CHANGES_CHANNEL, keyChangePayload(change)]);
+      const sent = queryRows(NOTIFY_KEY_CHANGE, [KEY_CHANGES_CHANNEL, keyChangePayload(change, origin)]);
       announcing.add(sent);
       try {
         await sent;
@@ -243,7 +247,7 @@ export function openPostgresStore(url: string, options: StoreOptions = {}): Open
         announcing.delete(sent);
       }
     },
-    watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, listener),
+    watchKeyChanges: (listener) => watchNotifications(url, timeoutMs, origin, listener),
     isStatementError,
     poolStats: () => [
       { pool: 'pipeline', ...pipeline.stats() },

@@ -1,4 +1,5 @@
 import type { Store } from '@apikeys/store';
+import type { KeyChangeFeed } from '../../change-feed/key-change-feed.js';
 import type { Clock } from '../../clock.js';
 import { ApiKeysService } from '../../domain/api-keys-service.js';
 import { AuditEventsService } from '../../domain/audit-events-service.js';
@@ -10,23 +11,30 @@ export interface Services {
   apiKeys: ApiKeysService;
   auditEvents: AuditEventsService;
   verification: VerificationService;
+  /** Where the uses of keys are noted (this server's verifications, and gateways' reports); none when undefined. */
+  usage: UsageRecorder | undefined;
+  changeFeed: KeyChangeFeed;
   clock: Clock;
 }
 
-/**
- * The services on one store; verification reads keys through `keysBySecret` (the store itself, or a cache in front
- * of it), and tells `usage` of every valid verification.
- */
-export function servicesOn(
-  store: Store,
-  clock: Clock,
-  keysBySecret: KeysBySecret = store,
-  usage?: UsageRecorder,
-): Services {
+/** What the services are built from besides the store. */
+export interface ServiceParts {
+  clock: Clock;
+  /** Where verification reads keys by their secrets' hash: the store itself, or a cache in front of it. */
+  keysBySecret: KeysBySecret;
+  /** Told of every valid verification; nothing is recorded when undefined. */
+  usage: UsageRecorder | undefined;
+  changeFeed: KeyChangeFeed;
+}
+
+/** The services on one store. */
+export function servicesOn(store: Store, { clock, keysBySecret, usage, changeFeed }: ServiceParts): Services {
   return {
     apiKeys: new ApiKeysService(store),
     auditEvents: new AuditEventsService(store),
     verification: new VerificationService(keysBySecret, usage),
+    usage,
+    changeFeed,
     clock,
   };
 }

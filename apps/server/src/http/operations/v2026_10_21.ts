@@ -8,8 +8,10 @@ import { getHealth } from './get-health.js';
 import { getReadiness } from './get-readiness.js';
 import { listApiKeys } from './list-api-keys.js';
 import { listAuditEvents } from './list-audit-events.js';
+import { reportKeyUsage } from './report-key-usage.js';
 import { rotateApiKey } from './rotate-api-key.js';
 import type { Services } from './services.js';
+import { streamKeyChanges } from './stream-key-changes.js';
 import { updateApiKey } from './update-api-key.js';
 import { verifyApiKey } from './verify-api-key.js';
 
@@ -26,5 +28,7 @@ export function v2026_10_21Handlers(services: Services, readiness: Readiness): O
     listAuditEvents: listAuditEvents.v2026_10_21(services),
     getAuditEvent: getAuditEvent.v2026_10_21(services),
     verifyApiKey: verifyApiKey.v2026_10_21(services),
+    streamKeyChanges: streamKeyChanges.v2026_10_21(services),
+    reportKeyUsage: reportKeyUsage.v2026_10_21(services),
   };
 }

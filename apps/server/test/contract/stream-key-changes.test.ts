@@ -1,0 +1,342 @@
+import { CHANGE_FEED, LATEST_API_VERSION } from '@apikeys/api-types';
+import {
+  authHeaders,
+  expectError,
+  expectInternalError,
+  expectUnavailable,
+  type FeedEvent,
+  type FeedReader,
+  parsePrometheusText,
+  startTestServer,
+  subscribeToChanges,
+  type TestOrganizationWithClient,
+  type TestServer,
+} from '@apikeys/server/testing';
+import { DatabaseUnavailableError, hashSecret } from '@apikeys/store';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Metrics } from '../../src/metrics/metrics.js';
+
+const VERSION = LATEST_API_VERSION;
+const OPERATION = { operationId: 'streamKeyChanges', version: VERSION } as const;
+
+/** The error answer of a refused subscription, read whole. */
+async function refusedAnswer(reader: FeedReader) {
+  await reader.ended();
+  const text = reader.text();
+  return { response: reader.response, body: JSON.parse(text) as unknown, text };
+}
+
+const isChangeOf = (id: string) => (event: FeedEvent) => event.type === 'api_key_changed' && event.api_key_id === id;
+
+// From 2026-10-21 on.
+describe('streamKeyChanges', () => {
+  let server: TestServer;
+  let org: TestOrganizationWithClient;
+  let other: TestOrganizationWithClient;
+  let verifierKey: string;
+  const readers: FeedReader[] = [];
+  const metrics = new Metrics();
+
+  beforeAll(async () => {
+    server = await startTestServer({ metrics });
+    org = await server.createOrganization('feed tests');
+    other = await server.createOrganization('another organization');
+    ({ secret: verifierKey } = await server.store.createVerifierKey({ organizationId: org.id, name: 'gateway' }));
+  });
+  afterAll(() => server.close());
+  afterEach(() => {
+    for (const reader of readers.splice(0)) {
+      reader.close();
+    }
+    vi.restoreAllMocks();
+  });
+
+  async function subscribe(credential = verifierKey, target = server) {
+    const reader = await subscribeToChanges(target.baseUrl, credential);
+    readers.push(reader);
+    return reader;
+  }
+
+  async function newKey(organizationId = org.id, name = 'watched key') {
+    return server.store.createApiKey({ organizationId, name, createdBy: { type: 'user', id: 'user_alice' } });
+  }
+
+  describe('200 the stream of the organization key changes [2026-10-21]', () => {
+    it('says subscribed first, as Server-Sent Events that are never cached, with the heartbeat interval', async () => {
+      const reader = await subscribe();
+
+      const first = await reader.next(() => true);
+
+      expect(reader.response.status).toBe(200);
+      expect(reader.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expect(reader.response.headers.get('cache-control')).toBe('no-store');
+      expect(reader.response.headers.get('request-id')).toMatch(/^req_/);
+      expect(first).toEqual({ type: 'subscribed', heartbeat_interval_ms: CHANGE_FEED.heartbeatIntervalMs });
+      expect(reader.text()).toMatch(/^event: subscribed\ndata: \{.*\}\n\n/);
+    });
+
+    it('names each key changed through the API and how: a rename, a deactivation, an expiry, a rotation', async () => {
+      const { apiKey } = await newKey();
+      const reader = await subscribe();
+      await reader.next((event) => event.type === 'subscribed');
+      const client = server.versionClient(VERSION, org.adminKey);
+      const path = { api_key_id: apiKey.id };
+
+      await client.POST('/v1/organizations/api_keys/{api_key_id}', { params: { path }, body: { name: 'renamed' } });
+      await client.POST('/v1/organizations/api_keys/{api_key_id}', { params: { path }, body: { status: 'inactive' } });
+      await client.POST('/v1/organizations/api_keys/{api_key_id}', {
+        params: { path },
+        body: { expires_at: '2099-01-01T00:00:00Z' },
+      });
+      await client.POST('/v1/organizations/api_keys/{api_key_id}/rotate', {
+        params: { path: { api_key_id: apiKey.id } },
+        body: { grace_period_seconds: 60 },
+      });
+      await reader.next((event) => event.type === 'api_key_changed' && event.change === 'rotated');
+
+      expect(reader.events.filter(isChangeOf(apiKey.id))).toEqual([
+        { type: 'api_key_changed', api_key_id: apiKey.id, change: 'updated' },
+        { type: 'api_key_changed', api_key_id: apiKey.id, change: 'updated' },
+        { type: 'api_key_changed', api_key_id: apiKey.id, change: 'updated' },
+        { type: 'api_key_changed', api_key_id: apiKey.id, change: 'rotated' },
+      ]);
+    });
+
+    it("hears an operator's change (the CLI writes through the store) and serves admin keys as well", async () => {
+      const { apiKey } = await newKey();
+      const reader = await subscribe(org.adminKey);
+      await reader.next((event) => event.type === 'subscribed');
+
+      await server.store.updateApiKey(org.id, apiKey.id, { status: 'archived' });
+
+      expect(await reader.next(isChangeOf(apiKey.id))).toEqual({
+        type: 'api_key_changed',
+        api_key_id: apiKey.id,
+        change: 'updated',
+      });
+    });
+
+    it("never sends another organization's changes: their keys' IDs never reach this subscriber", async () => {
+      const theirs = await Promise.all([newKey(other.id, 'theirs 1'), newKey(other.id, 'theirs 2')]);
+      const ours = await newKey();
+      const reader = await subscribe();
+      const theirReader = await subscribe(other.adminKey);
+      await Promise.all([reader, theirReader].map((r) => r.next((event) => event.type === 'subscribed')));
+
+      for (const { apiKey } of theirs) {
+        await server.store.updateApiKey(other.id, apiKey.id, { name: 'changed by them' });
+        await server.store.rotateApiKey({
+          organizationId: other.id,
+          id: apiKey.id,
+          gracePeriodMicros: 0,
+          createdBy: { type: 'user', id: 'user_bob' },
+        });
+      }
+      // Sent after theirs, in the same order: once it has arrived, any leak of theirs would have too.
+      await server.store.updateApiKey(org.id, ours.apiKey.id, { name: 'ours' });
+      await reader.next(isChangeOf(ours.apiKey.id));
+      await theirReader.next(isChangeOf(theirs[1]?.apiKey.id ?? ''));
+
+      for (const { apiKey } of theirs) {
+        expect(reader.text()).not.toContain(apiKey.id);
+      }
+      expect(theirReader.text()).not.toContain(ours.apiKey.id);
+      expect(reader.events.filter((event) => event.type === 'api_key_changed')).toEqual([
+        { type: 'api_key_changed', api_key_id: ours.apiKey.id, change: 'updated' },
+      ]);
+    });
+
+    it('never carries a secret or its hash, nor anything verification would not show', async () => {
+      const { apiKey, secret } = await newKey();
+      const reader = await subscribe();
+      await reader.next((event) => event.type === 'subscribed');
+
+      await server.store.updateApiKey(org.id, apiKey.id, { name: 'secretive' });
+      await reader.next(isChangeOf(apiKey.id));
+
+      expect(reader.text()).not.toContain(secret);
+      expect(reader.text()).not.toContain(hashSecret(secret));
+      expect(reader.text()).not.toContain(secret.slice(-8));
+      expect(reader.text()).not.toContain('secretive');
+    });
+
+    it('sends a heartbeat every interval, so that a quiet feed can be told from a dead one', async () => {
+      const reader = await subscribe();
+      const subscribedAt = performance.now();
+      await reader.next((event) => event.type === 'subscribed');
+
+      await reader.next((event) => event.type === 'heartbeat', CHANGE_FEED.heartbeatIntervalMs + 1_000);
+      const firstAt = performance.now();
+      const count = reader.events.length;
+      await reader.next((event) => event.type === 'heartbeat', CHANGE_FEED.heartbeatIntervalMs + 1_000, count);
+
+      expect(firstAt - subscribedAt).toBeLessThanOrEqual(CHANGE_FEED.heartbeatIntervalMs + 500);
+      expect(performance.now() - firstAt).toBeGreaterThan(CHANGE_FEED.heartbeatIntervalMs / 2);
+    });
+
+    it("ends the subscription when the caller's own key is disabled; the next one is refused", async () => {
+      const { secret, verifierKey: key } = await server.store.createVerifierKey({
+        organizationId: org.id,
+        name: 'soon disabled',
+      });
+      const reader = await subscribe(secret);
+      await reader.next((event) => event.type === 'subscribed');
+
+      await server.store.setVerifierKeyStatus(key.id, 'disabled');
+      await reader.ended();
+      const again = await subscribe(secret);
+
+      expect(again.response.status).toBe(401);
+    });
+
+    it('counts the open subscriptions and why they ended in /metrics', async () => {
+      const exposition = async () => parsePrometheusText(await metrics.registry.metrics());
+      const before = await exposition();
+      const reader = await subscribe();
+      await reader.next((event) => event.type === 'subscribed');
+      const during = await exposition();
+      reader.close();
+      await reader.ended();
+      await vi.waitFor(() => expect(server.changeFeed.size).toBe(before.sum('apikeys_change_feed_subscriptions')));
+      const after = await exposition();
+
+      expect(during.types.get('apikeys_change_feed_subscriptions')).toBe('gauge');
+      expect(during.sum('apikeys_change_feed_subscriptions')).toBe(before.sum('apikeys_change_feed_subscriptions') + 1);
+      const ended = (e: typeof before) =>
+        e.sum('apikeys_change_feed_subscriptions_ended_total', { reason: 'client_closed' });
+      expect(ended(after)).toBe(ended(before) + 1);
+    });
+  });
+
+  describe('401 authentication_error [2026-10-21]', () => {
+    it.each([
+      ['no key', undefined, 'x-api-key header is required'],
+      ['an unknown verifier key', `sk-vfy-${'A'.repeat(43)}`, 'invalid x-api-key'],
+    ])('refuses %s', async (_, credential, message) => {
+      const headers = authHeaders(credential ?? '', { 'vendor-version': VERSION });
+      if (credential === undefined) {
+        delete headers['x-api-key'];
+      }
+      const result = await server.request('/v1/keys/changes', { headers });
+
+      expectError(result, { ...OPERATION, status: 401, type: 'authentication_error', message });
+    });
+  });
+
+  describe('403 permission_error [2026-10-21]', () => {
+    it("refuses a regular API key's secret", async () => {
+      const { secret } = await newKey();
+      const result = await server.request('/v1/keys/changes', {
+        headers: authHeaders(secret, { 'vendor-version': VERSION }),
+      });
+
+      expectError(result, { ...OPERATION, status: 403, type: 'permission_error', message: /admin key/ });
+    });
+  });
+
+  describe('429 rate_limit_error [2026-10-21]', () => {
+    it('refuses an address that failed to authenticate too often', async () => {
+      const limited = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1 } });
+      try {
+        const wrong = `sk-vfy-${'W'.repeat(43)}`;
+        const first = await subscribeToChanges(limited.baseUrl, wrong);
+        const second = await subscribeToChanges(limited.baseUrl, wrong);
+
+        expect(first.response.status).toBe(401);
+        expectError(await refusedAnswer(second), {
+          ...OPERATION,
+          status: 429,
+          type: 'rate_limit_error',
+          message: /^too many failed authentications/,
+        });
+        expect(Number(second.response.headers.get('retry-after'))).toBeGreaterThan(0);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe('500 api_error [2026-10-21]', () => {
+    it('answers a generic error when the store fails while authenticating, and logs the details', async () => {
+      const { secret } = await server.store.createVerifierKey({ organizationId: org.id, name: 'uncached' });
+      vi.spyOn(server.store, 'findCredential').mockRejectedValueOnce(new Error('boom: disk on fire'));
+
+      const result = await server.request('/v1/keys/changes', {
+        headers: authHeaders(secret, { 'vendor-version': VERSION }),
+      });
+
+      expectInternalError(server.logLines, result, 'boom: disk on fire');
+    });
+  });
+
+  describe('503 service_unavailable_error [2026-10-21]', () => {
+    it('answers 503 with retry-after when the database is unavailable while authenticating', async () => {
+      const { secret } = await server.store.createVerifierKey({ organizationId: org.id, name: 'uncached too' });
+      const unavailable = new DatabaseUnavailableError('busy', 'the database is unavailable (busy): locked');
+      vi.spyOn(server.store, 'findCredential').mockRejectedValueOnce(unavailable);
+
+      const result = await server.request('/v1/keys/changes', {
+        headers: authHeaders(secret, { 'vendor-version': VERSION }),
+      });
+
+      expectUnavailable(server.logLines, result, 'streamKeyChanges', VERSION);
+    });
+
+    it("refuses a subscription past the process's limit with retry-after, and takes one again once a slot frees", async () => {
+      const metrics = new Metrics();
+      const small = await startTestServer({ changeFeed: { maxSubscriptions: 1 }, metrics });
+      try {
+        const organization = await small.createOrganization();
+        const first = await subscribe(organization.adminKey, small);
+        await first.next((event) => event.type === 'subscribed');
+
+        const refused = await subscribe(organization.adminKey, small);
+        const answer = await refusedAnswer(refused);
+        const closedBefore = parsePrometheusText(await metrics.registry.metrics()).sum(
+          'apikeys_change_feed_subscriptions_ended_total',
+          { reason: 'client_closed' },
+        );
+        first.close();
+        await vi.waitFor(() => expect(small.changeFeed.size).toBe(0));
+        const third = await subscribe(organization.adminKey, small);
+        await third.next((event) => event.type === 'subscribed');
+        const exposition = parsePrometheusText(await metrics.registry.metrics());
+
+        expectError(answer, {
+          ...OPERATION,
+          status: 503,
+          type: 'service_unavailable_error',
+          message: 'this server holds as many change subscriptions as its operator allows; subscribe again later',
+        });
+        expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(exposition.sum('apikeys_change_feed_subscriptions_refused_total', { reason: 'limit' })).toBe(1);
+        expect(exposition.sum('apikeys_change_feed_subscriptions_ended_total', { reason: 'client_closed' })).toBe(
+          closedBefore + 1,
+        );
+        expect(exposition.sum('apikeys_change_feed_subscriptions')).toBe(1);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('ends every subscription when the server shuts down, and refuses new ones meanwhile', async () => {
+      const closing = await startTestServer();
+      const organization = await closing.createOrganization();
+      const reader = await subscribe(organization.adminKey, closing);
+      await reader.next((event) => event.type === 'subscribed');
+
+      closing.changeFeed.close();
+      await reader.ended(1_000);
+      const refused = await subscribe(organization.adminKey, closing);
+      const answer = await refusedAnswer(refused);
+      await closing.close();
+
+      expectError(answer, {
+        ...OPERATION,
+        status: 503,
+        type: 'service_unavailable_error',
+        message: 'the server is shutting down; subscribe again',
+      });
+    });
+  });
+});
