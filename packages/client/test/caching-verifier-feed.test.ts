@@ -89,6 +89,30 @@ describe('caching verifier: subscribing', () => {
   });
 });
 
+describe('caching verifier: events it cannot read or does not know', () => {
+  it('forgets everything on an event whose data it cannot read, and stays live', async () => {
+    await primedVerifier();
+
+    server.sendRaw('event: api_key_changed\ndata: {not json\n\n');
+    await waitFor(() => verifier.cache?.size === 0, 2_000, 'the cache to be emptied');
+
+    expect(verifier.cache?.live).toBe(true);
+  });
+
+  it('takes an event of a kind it does not know as a sign of life, and nothing more', async () => {
+    await primedVerifier();
+    server.heartbeats = false;
+
+    for (let i = 0; i < 6; i += 1) {
+      server.send({ type: 'something_new' });
+      await sleep(100);
+    }
+
+    expect(verifier.cache).toMatchObject({ live: true, size: 1 });
+    expect(server.subscriptions).toHaveLength(1);
+  });
+});
+
 describe('caching verifier: losing the feed', () => {
   it('after 2.5 heartbeat intervals of silence: empties the cache, asks the server, subscribes again', async () => {
     await primedVerifier();

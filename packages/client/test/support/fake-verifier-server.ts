@@ -31,6 +31,8 @@ export interface FakeVerifierServer {
   heartbeats: boolean;
   /** Writes one event to every open stream. */
   send(event: { type: string; [field: string]: unknown }): void;
+  /** Writes text as it is to every open stream. */
+  sendRaw(text: string): void;
   /** Ends every open stream, as a server shutting down does. */
   endStreams(): void;
   /** Stops the server, ending every stream. */
@@ -101,6 +103,11 @@ export async function startFakeVerifierServer({ heartbeatIntervalMs = 100 } = {}
     send(event) {
       for (const response of streams) {
         write(response, event);
+      }
+    },
+    sendRaw(text) {
+      for (const response of streams) {
+        response.write(text);
       }
     },
     endStreams() {
