@@ -27,8 +27,8 @@ const USAGE = `pnpm bench [options]   (pnpm bench:quick = pnpm bench --quick)
 Seeds SQLite and PostgreSQL with keys and as many audit events, starts the real server (one process, and two
 replicas on PostgreSQL) and three references (bare node:http, bare Express, Express with express-openapi-validator)
 as child processes, and drives each with autocannon from another process. Then the gateway scenario: an Express
-gateway protected by the README's requireApiKey in three forms (cached, plain, floor) in front of a key server on
-SQLite (targets gateway-sqlite-<keys>). Prints a table; writes apps/bench/results/*.json.
+gateway protected by the README's requireApiKey in three forms (cached, plain, floor) in front of a key server
+(targets gateway-sqlite-<keys>, gateway-postgres-<keys>). Prints a table; writes apps/bench/results/*.json.
 
   --quick                 10k and 100k keys, 2 s per scenario, a subset of scenarios (about three minutes)
   --duration <s>          seconds measured per scenario (full: 10, quick: 2)
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
   }
   const gateways = options.profile
     ? []
-    : planGateways({ quick: options.quick, sizes: options.sizes, only: options.only });
+    : planGateways({ quick: options.quick, sizes: options.sizes, postgres, only: options.only });
   if (targets.length + gateways.length === 0) {
     throw new Error(`--only ${options.only.join(' ')}: no scenario matches`);
   }

@@ -164,6 +164,7 @@ export function formatGateways(runs: readonly GatewayRun[]): string {
       dec(result.gatewayCpuMicrosPerRequest, 1),
       ratio(result.gatewayCpuMicrosPerRequest / floorCpu),
       dec(result.keyServerCpuMicrosPerRequest, 2),
+      result.databaseCpuMicrosPerRequest === null ? '–' : dec(result.databaseCpuMicrosPerRequest, 2),
       int(result.gatewayPeakRssBytes / 1e6),
       result.non2xx + result.errors === 0 ? '0' : `${result.non2xx}/${result.errors} !!`,
     ]);
@@ -177,6 +178,7 @@ export function formatGateways(runs: readonly GatewayRun[]): string {
     'gw cpu µs/req',
     'gw cpu×floor',
     'key srv cpu µs/req',
+    'db µs/req',
     'gw RSS MB',
     'non2xx/err',
   ];

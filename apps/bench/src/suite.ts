@@ -393,7 +393,7 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
       await databases.get(engine, keys);
     }
     for (const gateway of settings.gateways) {
-      await databases.get('sqlite', gateway.keys);
+      await databases.get(gateway.engine, gateway.keys);
     }
     for (const target of targets.filter(needsKnownKeys)) {
       await databases.knownKeys(target.kind === 'api' ? target : referenceKeys);
@@ -446,7 +446,7 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
     }
     for (const gateway of settings.gateways) {
       try {
-        const database = await databases.get('sqlite', gateway.keys);
+        const database = await databases.get(gateway.engine, gateway.keys);
         settings.onGateway(await runGateway(gateway, database, load, settings, settings.onGatewayResult));
       } catch (error) {
         settings.onFailure(`${gateway.name} failed: ${error instanceof Error ? error.message : String(error)}`);

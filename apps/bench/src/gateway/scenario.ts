@@ -3,9 +3,9 @@ import { LATEST_API_VERSION } from '@apikeys/api-types';
 import { type StartedServerProcess, subscribeToChanges } from '@apikeys/server/testing';
 import { DEFAULT_ORGANIZATION, openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import type { LoadGenerator, LoadJob, LoadResult } from '../load.js';
-import { cpuMicros, peakRssBytes, resetPeakRss, rssBytes } from '../procfs.js';
+import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from '../procfs.js';
 import { PROPAGATION_TRIALS, type PropagationResult } from '../propagation.js';
-import type { SeededDatabase } from '../seed.js';
+import type { Engine, SeededDatabase } from '../seed.js';
 import { startServer } from '../server-process.js';
 import type { SuiteSettings } from '../suite.js';
 import { API_TARGET_ENV, SERVER_SCRIPT, sizeLabel } from '../targets.js';
@@ -18,10 +18,11 @@ export const FEED_SUBSCRIBERS = 200;
 const GATEWAY_SCRIPT = 'apps/bench/dist/gateway/gateway.js';
 const PROPAGATION_LIMIT_MS = 5_000;
 
-/** A key server on one seeded SQLite database, with a gateway of each form in front of it. */
+/** A key server on one seeded database, with a gateway of each form in front of it. */
 export interface GatewayTarget {
   /** `gateway-sqlite-10k`. */
   name: string;
+  engine: Engine;
   keys: number;
 }
 
@@ -33,6 +34,8 @@ export interface GatewayResult extends LoadResult {
   gatewayCpuMicrosPerRequest: number;
   /** The key server's CPU over the window, divided by the requests the gateway answered. */
   keyServerCpuMicrosPerRequest: number;
+  /** PostgreSQL's own processes, the same way (PostgreSQL targets only). */
+  databaseCpuMicrosPerRequest: number | null;
   gatewayPeakRssBytes: number;
 }
 
@@ -55,14 +58,22 @@ export interface GatewayRun {
 }
 
 /**
- * The gateway targets: the smaller SQLite store, and in full runs the larger one too (its seeding is shared with
- * the other scenarios). `only` selects `gateway-sqlite-10k/cached` and the like; a target runs all its forms, since
- * each figure is a ratio to the floor's or the plain verifier's.
+ * The gateway targets: the smaller store of each engine, and in full runs the larger one too (their seeding is
+ * shared with the other scenarios). `only` selects `gateway-sqlite-10k/cached` and the like; a target runs all its
+ * forms, since each figure is a ratio to the floor's or the plain verifier's.
  */
-export function planGateways(options: { quick: boolean; sizes: readonly [number, number]; only: readonly string[] }) {
+export function planGateways(options: {
+  quick: boolean;
+  sizes: readonly [number, number];
+  postgres: boolean;
+  only: readonly string[];
+}): GatewayTarget[] {
   const sizes = options.quick ? options.sizes.slice(0, 1) : options.sizes;
-  return sizes
-    .map((keys): GatewayTarget => ({ name: `gateway-sqlite-${sizeLabel(keys)}`, keys }))
+  const engines: Engine[] = options.postgres ? ['sqlite', 'postgres'] : ['sqlite'];
+  return engines
+    .flatMap((engine) =>
+      sizes.map((keys): GatewayTarget => ({ name: `gateway-${engine}-${sizeLabel(keys)}`, engine, keys })),
+    )
     .filter(
       ({ name }) =>
         options.only.length === 0 ||
@@ -192,18 +203,22 @@ async function measureForm(
   job: LoadJob,
   load: LoadGenerator,
 ): Promise<GatewayResult> {
+  const postgres = target.engine === 'postgres';
   let gatewayCpu = 0;
   let keyServerCpu = 0;
+  let databaseCpu = 0;
   let peak = 0;
   const result = await load.run(job, {
     open() {
       resetPeakRss(gateway.pid);
       gatewayCpu = -cpuMicros(gateway.pid);
       keyServerCpu = -cpuMicros(keyServer.pid);
+      databaseCpu = postgres ? -postgresCpuMicros() : 0;
     },
     close() {
       gatewayCpu += cpuMicros(gateway.pid);
       keyServerCpu += cpuMicros(keyServer.pid);
+      databaseCpu += postgres ? postgresCpuMicros() : 0;
       peak = peakRssBytes(gateway.pid);
     },
   });
@@ -215,6 +230,7 @@ async function measureForm(
     ...result,
     gatewayCpuMicrosPerRequest: gatewayCpu / requests,
     keyServerCpuMicrosPerRequest: keyServerCpu / requests,
+    databaseCpuMicrosPerRequest: postgres ? databaseCpu / requests : null,
     gatewayPeakRssBytes: peak,
   };
 }
