@@ -110,7 +110,7 @@ export function createApp({
     jsonBody(),
     ...validateWithSpec(documents[version]),
     requireDocumentedBody,
-    routesFromSpec(documents[version], handlers[version]),
+    routesFromSpec(documents[version], handlers[version], latest),
     answerNoRoute,
     handleErrors(logger),
   ];

@@ -225,7 +225,7 @@ export const CONFIG_VARIABLES: Record<ConfigVariable, ConfigVariableDoc> = {
     meaning:
       'change feed subscriptions (`GET /v1/keys/changes`, one per connected gateway) this process holds at most; ' +
       'past it, a new one is refused with `503` and `retry-after`. Each holds a connection and up to 64 KiB of ' +
-      'unread events ([gateways](gateways.md))',
+      'unread events ([the change feed](operations.md#the-change-feed))',
   },
 };
 

@@ -104,7 +104,9 @@ describe('apiKeys.verify', () => {
     const error = await failure(asAdmin.apiKeys.list());
 
     expect(error).toBeInstanceOf(PermissionError);
-    expect(error.message).toBe('a verifier key may only verify API keys (POST /v1/keys/verify)');
+    expect(error.message).toBe(
+      'a verifier key may only call the verification operations (POST /v1/keys/verify, GET /v1/keys/changes, POST /v1/keys/usage)',
+    );
   });
 
   it('throws UnsupportedOperationError in a version without verifyApiKey, and sends nothing', async () => {

@@ -88,7 +88,7 @@ export function registerAdminKeys(program: Command): void {
 export function registerVerifierKeys(program: Command): void {
   registerCredentialKeys(program, {
     command: 'verifier-keys',
-    description: 'manage verifier keys (they may only verify API keys: POST /v1/keys/verify, for gateways)',
+    description: 'manage verifier keys (for gateways: they may only verify API keys and follow their changes)',
     noun: 'verifier key',
     create: async (store, input) => {
       const { verifierKey, secret } = await store.createVerifierKey(input);

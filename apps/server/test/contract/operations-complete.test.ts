@@ -109,18 +109,19 @@ const SHARED_REFUSALS = [
 ] as const;
 
 /**
- * The shared refusals an operation cannot run, and why. verifyApiKey is the verifier keys' own operation, and its
- * budget is one of failed authentications, not of the admin key; its own test checks both.
+ * The shared refusals an operation cannot run, and why. verifyApiKey and reportKeyUsage are the verifier keys' own
+ * operations, and their budget is one of failed authentications, not of the admin key; their own tests check both.
  */
 const NOT_SHARED: Partial<Record<string, readonly (typeof SHARED_REFUSALS)[number][]>> = {
   verifyApiKey: ['refusesVerifierKeys', 'refusesOverBudget'],
+  reportKeyUsage: ['refusesVerifierKeys', 'refusesOverBudget'],
 };
 
 const operationIds = [...new Set(API_VERSIONS.flatMap((version) => specOperationIds(version)))];
 
 it('finds the operations that take a body', () => {
   expect(new Set(API_VERSIONS.flatMap(operationsWithBody))).toEqual(
-    new Set(['createApiKey', 'updateApiKey', 'rotateApiKey', 'verifyApiKey']),
+    new Set(['createApiKey', 'updateApiKey', 'rotateApiKey', 'verifyApiKey', 'reportKeyUsage']),
   );
 });
 

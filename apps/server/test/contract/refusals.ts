@@ -18,7 +18,14 @@ import { expect, it, vi } from 'vitest';
  * its `describe('<status> ... [<version>]')` block, once per version whose behaviour is the same.
  */
 export interface RefusedOperation {
-  operationId: 'listApiKeys' | 'getApiKey' | 'updateApiKey' | 'createApiKey' | 'rotateApiKey' | 'verifyApiKey';
+  operationId:
+    | 'listApiKeys'
+    | 'getApiKey'
+    | 'updateApiKey'
+    | 'createApiKey'
+    | 'rotateApiKey'
+    | 'verifyApiKey'
+    | 'reportKeyUsage';
   /** The API version of every request. */
   version: ApiVersion;
   /** The server and the organization whose keys must not change. */
@@ -127,7 +134,8 @@ export function refusesVerifierKeys(operation: RefusedOperation): void {
     const { secret } = await server.store.createVerifierKey({ organizationId, name: 'gateway' });
     await expectNothingChanged(server.store, organizationId, async () => {
       const result = await send(operation, server, path, secret);
-      const message = 'a verifier key may only verify API keys (POST /v1/keys/verify)';
+      const message =
+        'a verifier key may only call the verification operations (POST /v1/keys/verify, GET /v1/keys/changes, POST /v1/keys/usage)';
       expectError(result, refusal(operation, { status: 403, type: 'permission_error', message }));
     });
   });

@@ -316,7 +316,11 @@ describe('verifyApiKey', () => {
       expect(result.response.status).toBe(403);
       expect(result.body).toMatchObject({
         type: 'error',
-        error: { type: 'permission_error', message: 'a verifier key may only verify API keys (POST /v1/keys/verify)' },
+        error: {
+          type: 'permission_error',
+          message:
+            'a verifier key may only call the verification operations (POST /v1/keys/verify, GET /v1/keys/changes, POST /v1/keys/usage)',
+        },
       });
       expect(await server.store.listApiKeys({ organizationId: org.id, limit: 1000 })).toEqual(before);
     });

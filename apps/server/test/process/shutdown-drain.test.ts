@@ -18,6 +18,7 @@ import {
   spawnServerProcess,
   startServerProcess,
   startTestServer,
+  subscribeToChanges,
   type TestDatabase,
 } from '@apikeys/server/testing';
 import pg from 'pg';
@@ -313,6 +314,22 @@ describe.runIf(await postgresAvailable())('a server process shutting down on SIG
     expect(ends).toEqual([{ kind: 'fin' }, { kind: 'fin' }]);
     expect(closedAfterMs).toBeLessThan(4000);
     expect(exit, server.exitReason()).toEqual({ code: 0, signal: null });
+  });
+
+  it('ends change feed subscriptions at once, without waiting for the grace period, then exits 0', async () => {
+    const server = await start({ SHUTDOWN_GRACE_MS: '20000' });
+    const feeds = await Promise.all([1, 2, 3].map(() => subscribeToChanges(server.baseUrl, prepared.adminKey)));
+    await Promise.all(feeds.map((feed) => feed.next((event) => event.type === 'subscribed')));
+
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    await Promise.all(feeds.map((feed) => feed.ended(10_000)));
+    const endedAfterMs = Date.now() - signalled;
+    const exit = await server.exited;
+
+    expect(endedAfterMs).toBeLessThan(4000);
+    expect(exit, server.exitReason()).toEqual({ code: 0, signal: null });
+    expect(server.lines.at(-1)?.msg).toBe('stopped');
   });
 
   it('cuts a request still in flight when SHUTDOWN_GRACE_MS runs out, then exits 0', async () => {

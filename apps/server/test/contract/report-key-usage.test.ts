@@ -1,0 +1,240 @@
+import { LATEST_API_VERSION } from '@apikeys/api-types';
+import {
+  authHeaders,
+  expectError,
+  expectMatchesSpec,
+  startTestServer,
+  type TestOrganizationWithClient,
+  type TestServer,
+} from '@apikeys/server/testing';
+import { microsToRfc3339, nowMicros } from '@apikeys/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  answersInternalErrors,
+  answersUnavailable,
+  type RefusedOperation,
+  refusesLargeBodies,
+  refusesOtherMediaTypes,
+  refusesRegularKeys,
+  refusesUnauthenticated,
+} from './refusals.js';
+
+const VERSION = LATEST_API_VERSION;
+const USAGE_PATH = '/v1/keys/usage';
+const MINUTE = 60_000_000;
+const OPERATION = { operationId: 'reportKeyUsage', version: VERSION } as const;
+
+const minuteOf = (micros: number) => Math.floor(micros / MINUTE) * MINUTE;
+
+// From 2026-10-21 on.
+describe('reportKeyUsage', () => {
+  let server: TestServer;
+  let org: TestOrganizationWithClient;
+  let other: TestOrganizationWithClient;
+  let verifierKey: string;
+  /** Verifier keys no request has used yet: authenticating with one reads the store. */
+  const unusedVerifierKeys: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization('usage tests');
+    other = await server.createOrganization('another organization');
+    ({ secret: verifierKey } = await server.store.createVerifierKey({ organizationId: org.id, name: 'gateway' }));
+    for (let n = 0; n < 4; n++) {
+      const { secret } = await server.store.createVerifierKey({ organizationId: org.id, name: `unused ${n}` });
+      unusedVerifierKeys.push(secret);
+    }
+  });
+  afterAll(() => server.close());
+
+  const jsonHeaders = (credential: string) =>
+    authHeaders(credential, { 'vendor-version': VERSION, 'content-type': 'application/json' });
+
+  async function report(body: unknown, credential = verifierKey) {
+    const result = await server.request(USAGE_PATH, {
+      method: 'POST',
+      headers: jsonHeaders(credential),
+      body: JSON.stringify(body),
+    });
+    if (result.response.status === 200) {
+      expectMatchesSpec('reportKeyUsage', result.response, result.body, VERSION);
+    }
+    return result;
+  }
+
+  async function newKey(organizationId = org.id) {
+    const { apiKey } = await server.store.createApiKey({
+      organizationId,
+      name: 'used from a gateway',
+      createdBy: { type: 'user', id: 'user_alice' },
+    });
+    return apiKey;
+  }
+
+  const lastUsedAt = async (organizationId: string, id: string) =>
+    (await server.store.getApiKey(organizationId, id))?.lastUsedAt;
+
+  const operation: RefusedOperation = {
+    version: VERSION,
+    operationId: 'reportKeyUsage',
+    context: () => ({ server, organizationId: org.id }),
+    path: async () => USAGE_PATH,
+    body: { uses: [{ api_key_id: `apikey_${'A'.repeat(24)}`, used_at: '2026-11-27T12:00:00.000000Z' }] },
+    storeMethod: 'findCredential',
+    lookup: true,
+  };
+  /** A verifier key that authenticates through the store, so that a failing store fails the request. */
+  const uncachedCredential = () => unusedVerifierKeys.pop() ?? '';
+
+  describe('200 the uses received, recorded as the server records its own [2026-10-21]', () => {
+    it("records each key's use to the minute with the server's next batch, with a verifier key or an admin key", async () => {
+      const [first, second] = [await newKey(), await newKey()];
+      const usedAt = nowMicros() - 3 * MINUTE;
+
+      const byVerifier = await report({ uses: [{ api_key_id: first.id, used_at: microsToRfc3339(usedAt) }] });
+      const byAdmin = await report(
+        { uses: [{ api_key_id: second.id, used_at: microsToRfc3339(usedAt) }] },
+        org.adminKey,
+      );
+      const beforeFlush = await lastUsedAt(org.id, first.id);
+      await server.flushKeyUsage();
+
+      expect(byVerifier.body).toEqual({ received: 1 });
+      expect(byAdmin.body).toEqual({ received: 1 });
+      expect(beforeFlush).toBeNull();
+      expect(await lastUsedAt(org.id, first.id)).toBe(minuteOf(usedAt));
+      expect(await lastUsedAt(org.id, second.id)).toBe(minuteOf(usedAt));
+    });
+
+    it('counts a use after the server clock as now, and keeps the latest of a key listed twice', async () => {
+      const [future, twice] = [await newKey(), await newKey()];
+      const now = nowMicros();
+
+      const result = await report({
+        uses: [
+          { api_key_id: future.id, used_at: microsToRfc3339(now + 60 * MINUTE) },
+          { api_key_id: twice.id, used_at: microsToRfc3339(now - 10 * MINUTE) },
+          { api_key_id: twice.id, used_at: microsToRfc3339(now - 2 * MINUTE) },
+        ],
+      });
+      await server.flushKeyUsage();
+
+      expect(result.body).toEqual({ received: 3 });
+      expect(await lastUsedAt(org.id, future.id)).toBeGreaterThanOrEqual(minuteOf(now));
+      expect(await lastUsedAt(org.id, future.id)).toBeLessThanOrEqual(minuteOf(nowMicros()));
+      expect(await lastUsedAt(org.id, twice.id)).toBe(minuteOf(now - 2 * MINUTE));
+    });
+
+    it("never moves a key's last use back: a late report of an earlier minute changes nothing", async () => {
+      const key = await newKey();
+      const now = nowMicros();
+      await report({ uses: [{ api_key_id: key.id, used_at: microsToRfc3339(now - MINUTE) }] });
+      await server.flushKeyUsage();
+
+      await report({ uses: [{ api_key_id: key.id, used_at: microsToRfc3339(now - 30 * MINUTE) }] });
+      await server.flushKeyUsage();
+
+      expect(await lastUsedAt(org.id, key.id)).toBe(minuteOf(now - MINUTE));
+    });
+
+    it("ignores another organization's keys and unknown IDs, and still records the caller's", async () => {
+      const [ours, theirs] = [await newKey(), await newKey(other.id)];
+      const usedAt = microsToRfc3339(nowMicros());
+
+      const result = await report({
+        uses: [
+          { api_key_id: theirs.id, used_at: usedAt },
+          { api_key_id: `apikey_${'Z'.repeat(24)}`, used_at: usedAt },
+          { api_key_id: ours.id, used_at: usedAt },
+        ],
+      });
+      await server.flushKeyUsage();
+
+      expect(result.body).toEqual({ received: 3 });
+      expect(await lastUsedAt(other.id, theirs.id)).toBeNull();
+      expect(await lastUsedAt(org.id, ours.id)).toBe(minuteOf(nowMicros()));
+    });
+  });
+
+  describe('400 invalid_request_error [2026-10-21]', () => {
+    const use = (id: string) => ({ api_key_id: id, used_at: '2026-11-27T12:00:00.000000Z' });
+    it.each([
+      ['no uses', () => ({}), /^uses: must have required property 'uses'/],
+      ['an empty list', () => ({ uses: [] }), /^uses: /],
+      ['more than 1,000 uses', (id: string) => ({ uses: Array.from({ length: 1001 }, () => use(id)) }), /^uses: /],
+      ['an ID that is not an API key ID', () => ({ uses: [use('adminkey_1')] }), /^uses\[0\]\.api_key_id: /],
+      [
+        'a time without microseconds',
+        (id: string) => ({ uses: [{ ...use(id), used_at: '2026-11-27T12:00:00Z' }] }),
+        /^uses\[0\]\.used_at: /,
+      ],
+      ['an unknown field', (id: string) => ({ uses: [use(id)], extra: true }), /extra/],
+      ['an unknown field of a use', (id: string) => ({ uses: [{ ...use(id), count: 3 }] }), /count/],
+    ])('refuses %s, and records nothing', async (_, body, message) => {
+      const key = await newKey();
+
+      const result = await report(body(key.id));
+      await server.flushKeyUsage();
+
+      expectError(result, { ...OPERATION, status: 400, type: 'invalid_request_error', message });
+      expect(await lastUsedAt(org.id, key.id)).toBeNull();
+    });
+
+    it('refuses a report with one impossible date (a February 30th), naming it, and records none of it', async () => {
+      const key = await newKey();
+
+      const result = await report({
+        uses: [
+          { api_key_id: key.id, used_at: microsToRfc3339(nowMicros()) },
+          { api_key_id: key.id, used_at: '2026-02-30T12:00:00.000000Z' },
+        ],
+      });
+      await server.flushKeyUsage();
+
+      expect(result.response.status).toBe(400);
+      expect(JSON.stringify(result.body)).toMatch(/uses/);
+      expect(await lastUsedAt(org.id, key.id)).toBeNull();
+    });
+  });
+
+  describe('401 authentication_error [2026-10-21]', () => refusesUnauthenticated(operation));
+
+  describe('403 permission_error [2026-10-21]', () => refusesRegularKeys(operation));
+
+  describe('413 request_too_large [2026-10-21]', () => refusesLargeBodies(operation, () => verifierKey));
+
+  describe('415 invalid_request_error (unsupported media type) [2026-10-21]', () =>
+    refusesOtherMediaTypes(operation, () => verifierKey));
+
+  describe('429 rate_limit_error [2026-10-21]', () => {
+    it('refuses an address that failed to authenticate too often', async () => {
+      const limited = await startTestServer({ rateLimits: { perMinute: 0, burst: 1, authFailuresPerMinute: 1 } });
+      try {
+        const send = () =>
+          limited.request(USAGE_PATH, {
+            method: 'POST',
+            headers: jsonHeaders(`sk-vfy-${'W'.repeat(43)}`),
+            body: JSON.stringify(operation.body),
+          });
+
+        const first = await send();
+        const second = await send();
+
+        expect(first.response.status).toBe(401);
+        expectError(second, {
+          ...OPERATION,
+          status: 429,
+          type: 'rate_limit_error',
+          message: /^too many failed authentications/,
+        });
+        expect(Number(second.response.headers.get('retry-after'))).toBeGreaterThan(0);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, uncachedCredential));
+
+  describe('503 service_unavailable_error [2026-10-21]', () => answersUnavailable(operation, uncachedCredential));
+});
