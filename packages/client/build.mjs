@@ -1,7 +1,8 @@
 // Builds dist/ for publishing. dist/index.js is one ESM bundle of src/ together with the workspace code it imports
-// (the facts generated from the spec in @apikeys/api-types), so that the published package imports nothing but
-// openapi-fetch at run time. Its declarations are one file too, dist/index.d.ts: tsc writes them into dist/types/,
-// and rollup-plugin-dts bundles them with the generated types they import, so that they name no workspace package.
+// (the facts generated from the spec in @apikeys/api-types), so that the published package imports nothing but its
+// dependencies (openapi-fetch, lru-cache, eventsource-parser) at run time. Its declarations are one file too,
+// dist/index.d.ts: tsc writes them into dist/types/, and rollup-plugin-dts bundles them with the generated types they
+// import, so that they name no workspace package.
 // Inside the monorepo nothing uses dist/.
 import { cpSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,10 +17,12 @@ await build({
   outfile: 'dist/index.js',
   bundle: true,
   format: 'esm',
-  // Node and browsers alike: the code uses only fetch, Request, Response, Headers, AbortController and timers.
+  // Node and browsers alike: the code uses only fetch, Request, Response, Headers, AbortController and timers (the
+  // caching verifier, Node only, loads node:crypto when it is created, by a specifier no bundler follows).
   platform: 'neutral',
   target: 'es2022',
-  external: ['openapi-fetch'],
+  // The package's dependencies, which npm installs next to it.
+  external: ['openapi-fetch', 'lru-cache', 'eventsource-parser'],
   logLevel: 'warning',
 }).catch(() => process.exit(1)); // esbuild has printed the errors
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -54,7 +57,7 @@ const declarations = await rollup({
     },
     dts({ respectExternal: true }),
   ],
-  external: ['openapi-fetch'],
+  external: ['openapi-fetch', 'lru-cache', 'eventsource-parser'],
 });
 await declarations.write({ file: 'dist/index.d.ts', format: 'es' });
 rmSync('dist/types', { recursive: true, force: true });

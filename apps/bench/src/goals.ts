@@ -1,3 +1,5 @@
+import type { GatewayForm } from './gateway/forms.js';
+import type { GatewayResult, GatewayRun } from './gateway/scenario.js';
 import { type PropagationResult, propagationSummary } from './propagation.js';
 import { AUDIT_SCENARIOS } from './scenarios.js';
 import type { ScenarioResult, SeedResult } from './suite.js';
@@ -65,6 +67,7 @@ export function checkGoals(
   seeds: readonly SeedResult[],
   sizes: readonly [number, number],
   propagation: readonly PropagationResult[] = [],
+  gateways: readonly GatewayRun[] = [],
 ): GoalCheck[] {
   const [small, large] = sizes.map(sizeLabel) as [string, string];
   const checks: GoalCheck[] = [];
@@ -227,5 +230,59 @@ export function checkGoals(
       result.timedOut === 0 && maxMs <= 1_000,
     );
   }
+  checkGateways(gateways, sizes, check);
   return checks;
+}
+
+/** The mean of a figure over the runs of one form of a gateway run. */
+function gatewayMean(run: GatewayRun | undefined, form: GatewayForm, figure: (result: GatewayResult) => number) {
+  const runs = run?.results.filter((result) => result.form === form) ?? [];
+  return runs.length === 0 ? undefined : runs.reduce((sum, result) => sum + figure(result), 0) / runs.length;
+}
+
+/**
+ * The gateway's targets, per engine on the smaller store and again on the larger (1M keys must change none of them):
+ * the README's middleware with a caching verifier costs the gateway at most 1.2× the CPU of a constant-key check and
+ * at most 1 ms of p99, and leaves the key server under 1 % of the CPU that a verification per request costs it.
+ */
+function checkGateways(
+  gateways: readonly GatewayRun[],
+  sizes: readonly [number, number],
+  check: (goal: string, measured: string | undefined, ok: boolean | undefined) => void,
+): void {
+  for (const target of ['sqlite', 'postgres'].flatMap((engine) =>
+    sizes.map((keys) => `gateway-${engine}-${sizeLabel(keys)}`),
+  )) {
+    const run = gateways.find((entry) => entry.target === target);
+    const cpu = (form: GatewayForm) => gatewayMean(run, form, (result) => result.gatewayCpuMicrosPerRequest);
+    const p99 = (form: GatewayForm) => gatewayMean(run, form, (result) => result.latencyMs.p99);
+    const keyServer = (form: GatewayForm) => gatewayMean(run, form, (result) => result.keyServerCpuMicrosPerRequest);
+    const [cachedCpu, floorCpu] = [cpu('cached'), cpu('floor')];
+    const cpuRatio = cachedCpu && floorCpu && cachedCpu / floorCpu;
+    check(
+      `${target}: cached gateway CPU/request ≤ 1.2× the floor's (a constant key)`,
+      cpuRatio === undefined
+        ? undefined
+        : `${fmt(cpuRatio)}× (${fmt(cachedCpu ?? 0, 1)} vs ${fmt(floorCpu ?? 0, 1)} µs)`,
+      cpuRatio !== undefined && cpuRatio <= 1.2,
+    );
+    const [cachedP99, floorP99] = [p99('cached'), p99('floor')];
+    const slower = cachedP99 !== undefined && floorP99 !== undefined ? cachedP99 - floorP99 : undefined;
+    check(
+      `${target}: cached gateway p99 within 1 ms of the floor's`,
+      slower === undefined
+        ? undefined
+        : `${slower >= 0 ? '+' : ''}${fmt(slower)} ms (${fmt(cachedP99 ?? 0)} vs ${fmt(floorP99 ?? 0)} ms)`,
+      slower !== undefined && slower <= 1,
+    );
+    const [cachedKeyServer, plainKeyServer] = [keyServer('cached'), keyServer('plain')];
+    const share = cachedKeyServer !== undefined && plainKeyServer ? cachedKeyServer / plainKeyServer : undefined;
+    check(
+      `${target}: key server CPU per gateway request with the cache < 1 % of the plain verifier's`,
+      share === undefined
+        ? undefined
+        : `${fmt(share * 100, 3)} % (${fmt(cachedKeyServer ?? 0, 3)} vs ${fmt(plainKeyServer ?? 0, 1)} µs)`,
+      share !== undefined && share < 0.01,
+    );
+  }
 }

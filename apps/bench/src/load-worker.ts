@@ -62,7 +62,11 @@ function runJob(job: LoadJob): Promise<LoadResult> {
               const n = sent++;
               const path = job.paths[n % job.paths.length] ?? '/';
               const text = body(n);
-              return text === undefined ? { ...request, path } : { ...request, path, body: text };
+              const cycled = job.cycledHeader;
+              const headers = cycled
+                ? { ...request.headers, [cycled.name]: cycled.values[n % cycled.values.length] ?? '' }
+                : request.headers;
+              return text === undefined ? { ...request, path, headers } : { ...request, path, headers, body: text };
             },
           },
         ],

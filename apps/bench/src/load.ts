@@ -19,6 +19,8 @@ export interface LoadJob {
   paths: string[];
   bodyTemplate?: string | undefined;
   bodies?: string[] | undefined;
+  /** A header whose value cycles through `values` with the requests (API keys, say), on top of `headers`. */
+  cycledHeader?: { name: string; values: string[] } | undefined;
 }
 
 /**

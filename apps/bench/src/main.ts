@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { GATEWAY_KEYS, type GatewayResult, type GatewayRun, planGateways } from './gateway/scenario.js';
 import { checkGoals } from './goals.js';
 import { LoadGenerator } from './load.js';
 import { summarizeProfile } from './profile-summary.js';
 import { type PropagationResult, propagationSummary } from './propagation.js';
 import {
   describeMachine,
+  formatGateways,
   formatGoals,
   formatMachine,
   formatResults,
@@ -24,8 +26,9 @@ const USAGE = `pnpm bench [options]   (pnpm bench:quick = pnpm bench --quick)
 
 Seeds SQLite and PostgreSQL with keys and as many audit events, starts the real server (one process, and two
 replicas on PostgreSQL) and three references (bare node:http, bare Express, Express with express-openapi-validator)
-as child processes, and drives each with autocannon from another process. Prints a table; writes
-apps/bench/results/*.json.
+as child processes, and drives each with autocannon from another process. Then the gateway scenario: an Express
+gateway protected by the README's requireApiKey in three forms (cached, plain, floor) in front of a key server
+(targets gateway-sqlite-<keys>, gateway-postgres-<keys>). Prints a table; writes apps/bench/results/*.json.
 
   --quick                 10k and 100k keys, 2 s per scenario, a subset of scenarios (about three minutes)
   --duration <s>          seconds measured per scenario (full: 10, quick: 2)
@@ -36,7 +39,8 @@ apps/bench/results/*.json.
   --rounds <n>            run every scenario on every target n times in turn (1); every figure the targets judge
                           (each side of a ratio, a p99, a rate) is the mean of its runs
   --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)
-  --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20;
+  --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20,
+                          or gateway (a gateway target always runs its three forms: gateway-sqlite-10k/cached);
                           the references' scenarios compared with always run, and so does a variant's base
                           (sqlite-1m/update for sqlite-1m+no-audit/update)
   --skip-postgres         leave out the PostgreSQL targets
@@ -137,12 +141,16 @@ async function main(): Promise<number> {
     cpuProfileDir = join(benchDir, 'profiles', startedAt.replace(/[:.]/g, '-'));
     mkdirSync(cpuProfileDir, { recursive: true });
   }
-  if (targets.length === 0) {
+  const gateways = options.profile
+    ? []
+    : planGateways({ quick: options.quick, sizes: options.sizes, postgres, only: options.only });
+  if (targets.length + gateways.length === 0) {
     throw new Error(`--only ${options.only.join(' ')}: no scenario matches`);
   }
 
   const results: ScenarioResult[] = [];
   const propagation: PropagationResult[] = [];
+  const gatewayRuns: GatewayRun[] = [];
   const failures: string[] = [];
   const clock = performance.now();
   const elapsed = () => `[${((performance.now() - clock) / 1000).toFixed(0).padStart(4)} s]`;
@@ -170,6 +178,21 @@ async function main(): Promise<number> {
         const { medianMs, maxMs } = propagationSummary(result);
         note(`${elapsed()} ${result.target}: propagation median ${medianMs.toFixed(1)} ms, max ${maxMs.toFixed(1)} ms`);
       },
+      gateways,
+      onGatewayResult: (result: GatewayResult) => {
+        note(
+          `${elapsed()} ${result.target}/${result.form}: ${Math.round(result.requestsPerSecond)} req/s, ` +
+            `p99 ${result.latencyMs.p99.toFixed(2)} ms, gateway ${result.gatewayCpuMicrosPerRequest.toFixed(1)} ` +
+            `µs CPU/req, key server ${result.keyServerCpuMicrosPerRequest.toFixed(2)} µs CPU/req`,
+        );
+        if (result.non2xx + result.errors > 0) {
+          note(`!!!!! ${result.target}/${result.form}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+          note(`!!!!! status codes: ${JSON.stringify(result.statusCodes)}`);
+        }
+      },
+      onGateway: (run) => {
+        gatewayRuns.push(run);
+      },
       onResult: (result) => {
         results.push(result);
         note(
@@ -194,7 +217,7 @@ async function main(): Promise<number> {
   }
 
   const machine = await describeMachine(postgres ? options.postgresUrl : undefined);
-  const goals = checkGoals(results, seeds, options.sizes, propagation);
+  const goals = checkGoals(results, seeds, options.sizes, propagation, gatewayRuns);
   notes.push(
     'rate limiting is off (RATE_LIMIT_PER_MINUTE=0) for the bench, whose load comes from one admin key; ' +
       'the +ratelimited target runs with the in-memory limiter on and a limit that never refuses',
@@ -209,6 +232,15 @@ async function main(): Promise<number> {
     notes.push(
       `quick mode: the larger store has ${options.sizes[1]} keys and as many audit events; the targets are stated ` +
         'for 1,000,000',
+    );
+    if (gateways.length > 0) {
+      notes.push('quick mode: the gateway runs on the smaller store only; a full run adds the larger one');
+    }
+  }
+  if (gatewayRuns.length > 0) {
+    notes.push(
+      `the gateway's load cycles through ${GATEWAY_KEYS} valid keys (the floor's, through its one key); the key ` +
+        "server's CPU per request is its CPU over the window divided by the gateway's requests",
     );
   }
   const report: RunReport = {
@@ -226,6 +258,7 @@ async function main(): Promise<number> {
     seeds,
     results,
     propagation,
+    gateways: gatewayRuns,
     goals,
     notes,
     failures,
@@ -239,6 +272,9 @@ async function main(): Promise<number> {
       `${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}\n`,
   );
   write(formatResults(results));
+  if (gatewayRuns.length > 0) {
+    write(`\ngateway (GET /orders behind the README's requireApiKey):\n${formatGateways(gatewayRuns)}`);
+  }
   write(`\nseed times:\n${formatSeeds(seeds)}`);
   if (!options.profile) {
     write(`\ntargets:\n${formatGoals(goals)}`);
@@ -262,7 +298,9 @@ async function main(): Promise<number> {
     }
   }
 
-  const failed = results.filter((result) => result.non2xx + result.errors > 0);
+  const failed = [...results, ...gatewayRuns.flatMap((run) => run.results)].filter(
+    (result) => result.non2xx + result.errors > 0,
+  );
   if (failed.length > 0) {
     note(`\n!!!!! ${failed.length} scenario(s) had non-2xx responses or errors: their figures are not valid`);
   }

@@ -4,8 +4,9 @@ import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import type { GatewayRun } from './gateway/scenario.js';
 import type { GoalCheck } from './goals.js';
-import type { PropagationResult } from './propagation.js';
+import { type PropagationResult, propagationSummary } from './propagation.js';
 import type { ScenarioResult, SeedResult } from './suite.js';
 
 /** The machine a run was measured on. */
@@ -36,6 +37,8 @@ export interface RunReport {
   results: ScenarioResult[];
   /** Issue 16: how long a change through one replica took to reach another's verification. */
   propagation: PropagationResult[];
+  /** The gateway scenario: each form's runs, the propagation to the cached gateway, memory per feed subscriber. */
+  gateways: GatewayRun[];
   goals: GoalCheck[];
   notes: string[];
   /** Scenarios that could not be measured, and why. */
@@ -142,6 +145,53 @@ export function formatResults(results: readonly ScenarioResult[]): string {
     ],
     rows,
   );
+}
+
+/**
+ * The gateway's runs, each with the ratio of its gateway CPU per request to the floor's mean on the same target;
+ * then, per target, the propagation to the cached gateway and the key server's memory per feed subscriber.
+ */
+export function formatGateways(runs: readonly GatewayRun[]): string {
+  const rows = runs.flatMap(({ results }) => {
+    const floors = results.filter((result) => result.form === 'floor');
+    const floorCpu = floors.reduce((sum, result) => sum + result.gatewayCpuMicrosPerRequest, 0) / floors.length;
+    return results.map((result) => [
+      result.target,
+      result.form,
+      int(result.requestsPerSecond),
+      dec(result.latencyMs.p50, 2),
+      dec(result.latencyMs.p99, 2),
+      dec(result.gatewayCpuMicrosPerRequest, 1),
+      ratio(result.gatewayCpuMicrosPerRequest / floorCpu),
+      dec(result.keyServerCpuMicrosPerRequest, 2),
+      result.databaseCpuMicrosPerRequest === null ? '–' : dec(result.databaseCpuMicrosPerRequest, 2),
+      int(result.gatewayPeakRssBytes / 1e6),
+      result.non2xx + result.errors === 0 ? '0' : `${result.non2xx}/${result.errors} !!`,
+    ]);
+  });
+  const header = [
+    'target',
+    'form',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'gw cpu µs/req',
+    'gw cpu×floor',
+    'key srv cpu µs/req',
+    'db µs/req',
+    'gw RSS MB',
+    'non2xx/err',
+  ];
+  const lines = runs.map(({ target, propagation, feedMemory }) => {
+    const { medianMs, maxMs } = propagationSummary(propagation);
+    return (
+      `${target}: propagation to the cached gateway median ${dec(medianMs, 1)} ms, max ${dec(maxMs, 1)} ms ` +
+      `(${propagation.delaysMs.length} trials, ${propagation.timedOut} timed out); key server RSS per change feed ` +
+      `subscriber ${int(feedMemory.bytesPerSubscriber)} bytes (${feedMemory.subscribers} subscribers, ` +
+      `${dec(feedMemory.rssBeforeBytes / 1e6, 1)} → ${dec(feedMemory.rssAfterBytes / 1e6, 1)} MB)`
+    );
+  });
+  return [table(header, rows), '', ...lines].join('\n');
 }
 
 /** Seed times: the keys, then as many audit events, then the keys with known secrets when verification ran. */

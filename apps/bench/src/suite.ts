@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { API_VERSION } from '@apikeys/api-types';
 import type { StartedServerProcess as ServerProcess } from '@apikeys/server/testing';
 import type { BenchDatabase } from './audit-trail-off.js';
+import { type GatewayResult, type GatewayRun, type GatewayTarget, runGateway } from './gateway/scenario.js';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
 import { measurePropagation, PROPAGATION_TRIALS, type PropagationResult } from './propagation.js';
@@ -79,6 +80,12 @@ export interface SuiteSettings {
   onResult(result: ScenarioResult): void;
   /** Called with the propagation figure of each target of several replicas, once its scenarios are done. */
   onPropagation(result: PropagationResult): void;
+  /** The gateway targets, run once every other target's scenarios are done (gateway/scenario.ts). */
+  gateways: readonly GatewayTarget[];
+  /** Called with each run of a gateway's form as soon as it is measured. */
+  onGatewayResult(result: GatewayResult): void;
+  /** Called with everything measured on a gateway target, once it is done. */
+  onGateway(run: GatewayRun): void;
   onProgress(message: string): void;
   /** Called when a scenario cannot be measured (its server died, say); the suite goes on with the next. */
   onFailure(message: string): void;
@@ -385,6 +392,9 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
       const { engine, keys } = databaseOf(target);
       await databases.get(engine, keys);
     }
+    for (const gateway of settings.gateways) {
+      await databases.get(gateway.engine, gateway.keys);
+    }
     for (const target of targets.filter(needsKnownKeys)) {
       await databases.knownKeys(target.kind === 'api' ? target : referenceKeys);
     }
@@ -432,6 +442,14 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
       if (target.kind === 'api' && target.replicas > 1) {
         settings.onProgress(`${target.name}: timing ${PROPAGATION_TRIALS} deactivations from one replica to the other`);
         settings.onPropagation(await measurePropagation(target.name, servers, headers));
+      }
+    }
+    for (const gateway of settings.gateways) {
+      try {
+        const database = await databases.get(gateway.engine, gateway.keys);
+        settings.onGateway(await runGateway(gateway, database, load, settings, settings.onGatewayResult));
+      } catch (error) {
+        settings.onFailure(`${gateway.name} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
   } finally {

@@ -167,7 +167,7 @@ export function replicasTargetName(keys: number): string {
 }
 
 // Bundles built by `pnpm bench` before it runs (the server's `build` and this package's), run with plain Node.
-const SERVER_SCRIPT = 'apps/server/dist/main.js';
+export const SERVER_SCRIPT = 'apps/server/dist/main.js';
 const REFERENCES = 'apps/bench/dist/references';
 /** How many replicas of the server share the larger PostgreSQL database in the replicas target. */
 export const POSTGRES_REPLICAS = 2;

@@ -28,6 +28,8 @@ import type {
   UpdateApiKeyResponse,
   VersionWith,
 } from './types.js';
+import { resolveCacheOptions, type VerifierCacheOptions } from './verifier/cache-options.js';
+import { createCachingVerifier, type VerifierCacheView, type VerifierTransport } from './verifier/caching-verifier.js';
 
 /** The API version sent in `vendor-version` unless another is chosen: the latest version of the spec. */
 export const DEFAULT_API_VERSION: LatestApiVersion = LATEST_API_VERSION;
@@ -160,6 +162,19 @@ export interface AuditEventsResource<Version extends AuditTrailVersion = LatestA
 export interface VerifierClient {
   readonly apiVersion: LatestApiVersion;
   readonly keys: ApiKeysVerify<LatestApiVersion>;
+  /** What the verifier's cache shows (see the `cache` option); undefined without a cache. */
+  readonly cache: VerifierCacheView | undefined;
+  /** Ends the change feed, stops the timers and sends the last usage report; without a cache, does nothing. */
+  close(): Promise<void>;
+}
+
+/** Options of `createVerifierClient`: those of `createAdminClient` but the version, and `cache`. */
+export interface VerifierClientOptions extends Omit<AdminClientOptions, 'apiVersion' | 'version'> {
+  /**
+   * Answers `keys.verify` from memory while the change feed says nothing changed (see the client's README, "Caching
+   * verifier"): `true` for the defaults, or options. Default: no cache, every verification asks the server.
+   */
+  cache?: boolean | VerifierCacheOptions;
 }
 
 /** `Methods` when every version of `Version` has the operation; nothing otherwise. */
@@ -256,6 +271,9 @@ interface EveryVersionClient {
   readonly auditEvents: AuditEventsResource<AuditTrailVersion>;
 }
 
+/** The operations only the caching verifier uses, kept off the public client's type: by client. */
+const verifierTransports = new WeakMap<object, Omit<VerifierTransport, 'verify'>>();
+
 /**
  * Whether an API version has an operation: a version the spec lists, no older than the one that introduced the
  * operation (`OPERATION_INTRODUCED_IN`; the spec has never removed an operation). For the CLI and other callers that
@@ -314,6 +332,8 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
   const auditHttp = createClient<ClientPathsOf<AuditTrailVersion>>(config);
   // And with the versions that have verification; used only when `apiVersion` is one.
   const verifyHttp = createClient<ClientPathsOf<VersionWith<'verifyApiKey'>>>(config);
+  // And with the versions that have the change feed; used only by a verifier client, which has the latest version.
+  const feedHttp = createClient<ClientPathsOf<VersionWith<'streamKeyChanges' | 'reportKeyUsage'>>>(config);
 
   /**
    * Runs one operation through the retrying transport and returns its parsed body with the final response; turns
@@ -484,14 +504,53 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
     },
   };
 
-  return { apiVersion, apiKeys, auditEvents };
+  const client = { apiVersion, apiKeys, auditEvents };
+  verifierTransports.set(client, {
+    connectTimeoutMs: defaults.timeoutMs,
+    // Not through `call`: the stream lasts as long as the subscription, and the feed subscribes again by itself.
+    async openKeyChanges(signal) {
+      const { data, error, response } = await feedHttp.GET('/v1/keys/changes', {
+        parseAs: 'stream',
+        headers: { accept: 'text/event-stream' },
+        fetch: defaults.fetch,
+        signal,
+      });
+      if (error !== undefined || !response.ok || !data) {
+        throw errorFromResponse(response, error);
+      }
+      return data;
+    },
+    async reportKeyUsage(uses) {
+      const { data } = await call(undefined, (init) => feedHttp.POST('/v1/keys/usage', { body: { uses }, ...init }));
+      return data;
+    },
+  });
+  return client;
 }
 
 /**
  * Creates a client for a gateway: `keys.verify(secret)` with a verifier key (`sk-vfy-...`; an admin key works too),
- * in the latest API version, with the same transport as `createAdminClient` (retries, deadlines, typed errors).
+ * in the latest API version, with the same transport as `createAdminClient` (retries, deadlines, typed errors); with
+ * `cache`, it answers from memory what the change feed lets it (call `close()` when done).
  */
-export function createVerifierClient(options: Omit<AdminClientOptions, 'apiVersion' | 'version'>): VerifierClient {
-  const client = createAdminClient({ ...options, apiVersion: LATEST_API_VERSION });
-  return { apiVersion: client.apiVersion, keys: { verify: client.apiKeys.verify } };
+export function createVerifierClient(options: VerifierClientOptions): VerifierClient {
+  const { cache, ...clientOptions } = options;
+  const cacheOptions = resolveCacheOptions(cache);
+  const client = createAdminClient({ ...clientOptions, apiVersion: LATEST_API_VERSION });
+  const transport = verifierTransports.get(client);
+  if (cacheOptions === undefined || transport === undefined) {
+    return {
+      apiVersion: client.apiVersion,
+      keys: { verify: client.apiKeys.verify },
+      cache: undefined,
+      close: async () => {},
+    };
+  }
+  const verifier = createCachingVerifier({ ...transport, verify: client.apiKeys.verify }, cacheOptions);
+  return {
+    apiVersion: client.apiVersion,
+    keys: { verify: verifier.verify },
+    cache: verifier.cache,
+    close: verifier.close,
+  };
 }

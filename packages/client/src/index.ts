@@ -16,6 +16,7 @@ export {
   hasOperation,
   type RequestOptions,
   type VerifierClient,
+  type VerifierClientOptions,
 } from './client.js';
 export {
   ApiError,
@@ -50,3 +51,5 @@ export {
 } from './pagination.js';
 export { type FetchFunction, MAX_RETRY_AFTER_MS } from './transport.js';
 export type * from './types.js';
+export { VERIFIER_CACHE_DEFAULTS, type VerifierCacheOptions } from './verifier/cache-options.js';
+export type { VerifierCacheView } from './verifier/caching-verifier.js';

@@ -99,7 +99,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * Settles like `promise`, or rejects as soon as `signal` aborts: a `fetch` that ignores its signal (an injected one,
  * say) still cannot outlive the timeout.
  */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);

@@ -107,6 +107,12 @@ export type KeyVerification<Version extends VersionWith<'verifyApiKey'> = Latest
 export type VerificationCode<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> =
   KeyVerification<Version>['code'];
 
+/** One event of the change feed (`streamKeyChanges`, v2026_10_21 on); `type` says which. */
+export type KeyChangeFeedEvent<Version extends VersionWith<'streamKeyChanges'> = LatestApiVersion> =
+  SchemasOf<Version>['KeyChangeFeedEvent'];
+/** A key and when a gateway last found it valid from its memory, as `reportKeyUsage` takes it (v2026_10_21 on). */
+export type KeyUse<Version extends VersionWith<'reportKeyUsage'> = LatestApiVersion> = SchemasOf<Version>['KeyUse'];
+
 /** An audit event (v2026_10_21 on): one change to a key, an admin key or the organization. */
 export type AuditEvent<Version extends VersionWith<'getAuditEvent'> = LatestApiVersion> = ResultOf<
   Version,

@@ -19,7 +19,7 @@ const REPOSITORY = fileURLToPath(new URL('../../..', import.meta.url));
 const PNPM = JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')).packageManager as string;
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-const PROGRAM = `import { createAdminClient, NotFoundError, type ApiKey } from '@apikeys/client';
+const PROGRAM = `import { createAdminClient, createVerifierClient, NotFoundError, type ApiKey } from '@apikeys/client';
 
 declare const process: { env: Record<string, string | undefined> };
 
@@ -32,7 +32,10 @@ try {
 } catch (error) {
   missing = error instanceof NotFoundError ? 'not found' : String(error);
 }
-console.log(JSON.stringify({ created: created.name, secret: created.key.startsWith('sk-api-'), listed: listed.length, missing }));
+const verifier = createVerifierClient({ baseUrl: process.env.BASE_URL ?? '', apiKey: process.env.ADMIN_KEY ?? '', cache: true });
+const verified = (await verifier.keys.verify(created.key)).valid;
+await verifier.close();
+console.log(JSON.stringify({ created: created.name, secret: created.key.startsWith('sk-api-'), listed: listed.length, missing, verified }));
 `;
 
 const TSCONFIG = {
@@ -74,7 +77,7 @@ describe('the packed client, installed outside the workspace', () => {
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     const declarations = readFileSync(join(installed, 'dist', 'index.d.ts'), 'utf8');
 
-    expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
+    expect(Object.keys(manifest.dependencies)).toEqual(['eventsource-parser', 'lru-cache', 'openapi-fetch']);
     expect(declarations).not.toMatch(/@apikeys\//);
     expect(readdirSync(join(project, 'node_modules', '@apikeys'))).toEqual(['client']);
   });
@@ -93,6 +96,7 @@ describe('the packed client, installed outside the workspace', () => {
       secret: true,
       listed: 1,
       missing: 'not found',
+      verified: true,
     });
   });
 

@@ -5,20 +5,34 @@ import { closedPort, startTestServer, type TestServer } from '@apikeys/server/te
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireApiKey } from '../examples/require-api-key.js';
-import { createAdminClient, createVerifierClient } from '../src/index.js';
+import { createAdminClient, createVerifierClient, type VerifierClient } from '../src/index.js';
+import { waitFor } from './support/fake-verifier-server.js';
 
 // The README's gateway middleware (examples/require-api-key.ts, quoted there verbatim), protecting a route of a real
-// Express app in front of the real server.
+// Express app in front of the real server, with a caching verifier as the README builds it.
 
 let server: TestServer;
-let gateway: Server;
-let gatewayUrl: string;
+let gateway: Gateway;
 let secrets: { active: string; inactive: string };
 
+/** A gateway: its HTTP server, its URL, and the verifier it asks. */
+interface Gateway {
+  server: Server;
+  url: string;
+  verifier: VerifierClient;
+  close(): Promise<void>;
+}
+
 /** An Express app whose `/orders` the middleware protects, verifying with `verifierUrl`. */
-async function startGateway(verifierUrl: string, verifierKey: string): Promise<{ server: Server; url: string }> {
+async function startGateway(verifierUrl: string, verifierKey: string): Promise<Gateway> {
   const app = express();
-  const verifier = createVerifierClient({ baseUrl: verifierUrl, apiKey: verifierKey, maxRetries: 0, timeoutMs: 2000 });
+  const verifier = createVerifierClient({
+    baseUrl: verifierUrl,
+    apiKey: verifierKey,
+    maxRetries: 0,
+    timeoutMs: 2000,
+    cache: true,
+  });
   app.get('/orders', requireApiKey(verifier), (_req, res) => {
     res.json({ orders: [], key: res.locals.apiKey.id });
   });
@@ -27,7 +41,15 @@ async function startGateway(verifierUrl: string, verifierKey: string): Promise<{
   }) as express.ErrorRequestHandler);
   const listening = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => listening.once('listening', resolve));
-  return { server: listening, url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}` };
+  return {
+    server: listening,
+    url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+    verifier,
+    async close() {
+      await new Promise((resolve) => listening.close(resolve));
+      await verifier.close();
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -39,11 +61,11 @@ beforeAll(async () => {
   await admin.apiKeys.update(inactive.id, { status: 'inactive' });
   secrets = { active: active.key, inactive: inactive.key };
   const { secret } = await server.store.createVerifierKey({ organizationId: organization.id, name: 'gateway' });
-  ({ server: gateway, url: gatewayUrl } = await startGateway(server.baseUrl, secret));
+  gateway = await startGateway(server.baseUrl, secret);
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => gateway?.close(resolve));
+  await gateway?.close();
   await server?.close();
 });
 
@@ -63,10 +85,21 @@ describe('the README gateway middleware', () => {
   });
 
   it('lets a request with a valid key through, with the key it verified', async () => {
-    const { status, body } = await get(gatewayUrl, secrets.active);
+    const { status, body } = await get(gateway.url, secrets.active);
 
     expect(status).toBe(200);
     expect(body).toEqual({ orders: [], key: expect.stringMatching(/^apikey_/) });
+  });
+
+  it("lets the same key through again from the verifier's memory once its change feed is live", async () => {
+    await waitFor(() => gateway.verifier.cache?.live === true, 10_000, 'the feed to be live');
+    await get(gateway.url, secrets.active);
+    const hits = gateway.verifier.cache?.hits ?? 0;
+
+    const { status } = await get(gateway.url, secrets.active);
+
+    expect(status).toBe(200);
+    expect(gateway.verifier.cache?.hits).toBe(hits + 1);
   });
 
   it.each([
@@ -76,7 +109,7 @@ describe('the README gateway middleware', () => {
   ])('refuses %s with 401 and the reason', async (_, key, error) => {
     const secret = key === 'inactive' ? secrets.inactive : key;
 
-    expect(await get(gatewayUrl, secret)).toEqual({ status: 401, body: { error } });
+    expect(await get(gateway.url, secret)).toEqual({ status: 401, body: { error } });
   });
 
   it('fails closed when the key service cannot be reached', async () => {
@@ -87,7 +120,7 @@ describe('the README gateway middleware', () => {
         body: { error: 'verification unavailable' },
       });
     } finally {
-      await new Promise((resolve) => down.server.close(resolve));
+      await down.close();
     }
   });
 });

@@ -17,6 +17,7 @@ import {
   RequestTooLargeError,
   ServiceUnavailableError,
 } from '../src/index.js';
+import { MAX_USES_PER_REPORT, toTimestamp } from '../src/verifier/usage-reports.js';
 import { type ScriptedServer, startScriptedServer } from './support/scripted-server.js';
 
 const spec = loadSpec();
@@ -119,5 +120,21 @@ describe('statuses the spec gives no error type', () => {
 
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).toMatchObject({ name: 'InvalidRequestError', type: 'invalid_request_error', status });
+  });
+});
+
+describe('the caching verifier', () => {
+  const schemas = latest.components.schemas ?? {};
+
+  it('sends at most as many uses per report as KeyUsageReport allows', () => {
+    const report = schemas.KeyUsageReport as { properties: { uses: { maxItems: number } } };
+
+    expect(MAX_USES_PER_REPORT).toBe(report.properties.uses.maxItems);
+  });
+
+  it("writes used_at as the spec's Timestamp pattern says", () => {
+    const timestamp = schemas.Timestamp as { pattern: string };
+
+    expect(toTimestamp(Date.now())).toMatch(new RegExp(timestamp.pattern));
   });
 });
