@@ -6,6 +6,8 @@ interface NodeCrypto {
   createHash(algorithm: 'sha256'): {
     update(data: string, encoding: 'utf8'): { digest(encoding: 'base64url'): string };
   };
+  /** One-shot hashing (Node 20.12 on): about a third of the time of a Hash object, on every verification. */
+  hash?: (algorithm: 'sha256', data: string, outputEncoding: 'base64url') => string;
 }
 
 // A specifier that bundlers do not follow: the client also runs in browsers (the console), whose bundles must not
@@ -17,6 +19,10 @@ const NODE_CRYPTO = 'node:crypto';
  * in memory longer than the call that carries it. Rejects where there is no node:crypto (a browser).
  */
 export async function loadSecretHasher(): Promise<SecretHasher> {
-  const { createHash } = (await import(/* @vite-ignore */ NODE_CRYPTO)) as NodeCrypto;
+  const { createHash, hash } = (await import(/* @vite-ignore */ NODE_CRYPTO)) as NodeCrypto;
+  if (typeof hash === 'function') {
+    // A string is hashed as UTF-8, as createHash's update(secret, 'utf8') does.
+    return (secret) => hash('sha256', secret, 'base64url');
+  }
   return (secret) => createHash('sha256').update(secret, 'utf8').digest('base64url');
 }
