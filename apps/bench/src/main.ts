@@ -181,7 +181,7 @@ async function main(): Promise<number> {
       gateways,
       onGatewayResult: (result: GatewayResult) => {
         note(
-          `${elapsed()} ${result.target}/${result.form}: ${Math.round(result.requestsPerSecond)} req/s, ` +
+          `${elapsed()} ${result.target}/${result.form} (${result.load}): ${Math.round(result.requestsPerSecond)} req/s, ` +
             `p99 ${result.latencyMs.p99.toFixed(2)} ms, gateway ${result.gatewayCpuMicrosPerRequest.toFixed(1)} ` +
             `µs CPU/req, key server ${result.keyServerCpuMicrosPerRequest.toFixed(2)} µs CPU/req`,
         );

@@ -153,11 +153,12 @@ export function formatResults(results: readonly ScenarioResult[]): string {
  */
 export function formatGateways(runs: readonly GatewayRun[]): string {
   const rows = runs.flatMap(({ results }) => {
-    const floors = results.filter((result) => result.form === 'floor');
+    const floors = results.filter((result) => result.form === 'floor' && result.load === 'saturated');
     const floorCpu = floors.reduce((sum, result) => sum + result.gatewayCpuMicrosPerRequest, 0) / floors.length;
     return results.map((result) => [
       result.target,
       result.form,
+      result.load,
       int(result.requestsPerSecond),
       dec(result.latencyMs.p50, 2),
       dec(result.latencyMs.p99, 2),
@@ -172,6 +173,7 @@ export function formatGateways(runs: readonly GatewayRun[]): string {
   const header = [
     'target',
     'form',
+    'load',
     'req/s',
     'p50 ms',
     'p99 ms',
