@@ -51,7 +51,6 @@ function runJob(job: LoadJob): Promise<LoadResult> {
         // lib/run.js); its type declarations admit a string only.
         url: (job.urls.length === 1 ? job.urls[0] : job.urls) as string,
         connections: job.connections,
-        ...(job.requestsPerSecond === undefined ? {} : { overallRate: job.requestsPerSecond }),
         // An upper bound: the run is stopped when the window closes.
         duration: job.warmupSeconds + job.durationSeconds + MAX_RAMP_MS / 1000 + 10,
         method: job.method,

@@ -21,8 +21,6 @@ export interface LoadJob {
   bodies?: string[] | undefined;
   /** A header whose value cycles through `values` with the requests (API keys, say), on top of `headers`. */
   cycledHeader?: { name: string; values: string[] } | undefined;
-  /** A fixed rate over all connections (autocannon's `overallRate`); unset, as fast as the server answers. */
-  requestsPerSecond?: number | undefined;
 }
 
 /**

@@ -13,11 +13,6 @@ import { GATEWAY_FORMS, type GatewayForm } from './forms.js';
 
 /** How many distinct valid keys the load sends to the cached and plain gateways, in turn. */
 export const GATEWAY_KEYS = 100;
-/**
- * The fixed rate of the paced runs of the floor and the cached gateway, well below what either answers at most here
- * (about 8,000 and 7,400 requests/s): their p99 then shows what the cache adds to a request, not to a queue.
- */
-export const PACED_REQUESTS_PER_SECOND = 2_000;
 /** How many change feed subscriptions the key server's memory per subscriber is measured with. */
 export const FEED_SUBSCRIBERS = 200;
 const GATEWAY_SCRIPT = 'apps/bench/dist/gateway/gateway.js';
@@ -35,7 +30,10 @@ export interface GatewayTarget {
 export interface GatewayResult extends LoadResult {
   target: string;
   form: GatewayForm;
-  /** `saturated`: as fast as the gateway answers; `paced`: at `PACED_REQUESTS_PER_SECOND`. */
+  /**
+   * `saturated`: the suite's connections, as fast as the gateway answers (p99 is mostly the wait behind the other
+   * connections' requests); `one connection`: one request at a time, so that p99 is what a request itself takes.
+   */
   load: GatewayLoad;
   keys: number;
   gatewayCpuMicrosPerRequest: number;
@@ -47,7 +45,7 @@ export interface GatewayResult extends LoadResult {
 }
 
 /** How a gateway run is loaded. */
-export type GatewayLoad = 'saturated' | 'paced';
+export type GatewayLoad = 'saturated' | 'one connection';
 
 /** The key server's RSS before and after `subscribers` more change feed subscriptions. */
 export interface FeedMemory {
@@ -213,7 +211,7 @@ async function measureForm(
   job: LoadJob,
   load: LoadGenerator,
 ): Promise<GatewayResult> {
-  const pace: GatewayLoad = job.requestsPerSecond === undefined ? 'saturated' : 'paced';
+  const pace: GatewayLoad = job.connections === 1 ? 'one connection' : 'saturated';
   const postgres = target.engine === 'postgres';
   let gatewayCpu = 0;
   let keyServerCpu = 0;
@@ -320,14 +318,13 @@ export async function runGateway(
           const keys = form === 'floor' ? [floorKey] : secrets;
           const job: LoadJob = {
             urls: [gateway.baseUrl],
-            connections: settings.connections,
+            connections: 1,
             warmupSeconds: settings.warmupSeconds,
             durationSeconds: settings.durationSeconds,
             method: 'GET',
             headers: {},
             paths: ['/orders'],
             cycledHeader: { name: 'x-api-key', values: keys },
-            requestsPerSecond: PACED_REQUESTS_PER_SECOND,
           };
           const result = await measureForm(target, form, gateway, keyServer, job, load);
           results.push(result);
