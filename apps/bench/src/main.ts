@@ -181,8 +181,9 @@ async function main(): Promise<number> {
       gateways,
       onGatewayResult: (result: GatewayResult) => {
         note(
-          `${elapsed()} ${result.target}/${result.form} (${result.load}): ${Math.round(result.requestsPerSecond)} req/s, ` +
-            `p99 ${result.latencyMs.p99.toFixed(2)} ms, gateway ${result.gatewayCpuMicrosPerRequest.toFixed(1)} ` +
+          `${elapsed()} ${result.target}/${result.form} (${result.load}): ` +
+            `${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
+            `gateway ${result.gatewayCpuMicrosPerRequest.toFixed(1)} ` +
             `µs CPU/req, key server ${result.keyServerCpuMicrosPerRequest.toFixed(2)} µs CPU/req`,
         );
         if (result.non2xx + result.errors > 0) {

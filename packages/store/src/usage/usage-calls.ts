@@ -28,7 +28,8 @@ export async function recordKeyUsage(core: StoreCore, uses: readonly KeyUse[]): 
         sql: `insert into api_key_usage (api_key_id, last_used_at)
             select k.id, json_extract(u.value, '$[2]')
             from json_each(?) u
-            join api_keys k on k.id = json_extract(u.value, '$[0]') and k.organization_id = json_extract(u.value, '$[1]')
+            join api_keys k
+              on k.id = json_extract(u.value, '$[0]') and k.organization_id = json_extract(u.value, '$[1]')
             where true
             on conflict (api_key_id) do update set last_used_at = max(last_used_at, excluded.last_used_at)`,
         parameters: [JSON.stringify(uses.map((use) => [use.id, use.organizationId, use.lastUsedAt]))],
