@@ -5,6 +5,7 @@ import { ApiKeyPage, AuditEventPage } from './pagination.js';
 import {
   checkSetting,
   type FetchFunction,
+  type RequestOptions,
   type RetryPolicy,
   sendWithRetries,
   type TransportSettings,
@@ -68,14 +69,6 @@ export interface AdminClientOptions {
   retryBaseDelayMs?: number;
   /** The cap of the backoff delay. Default 8 000 ms. */
   retryMaxDelayMs?: number;
-}
-
-/** Options of a single call; they apply to every page an auto-paginating call fetches. */
-export interface RequestOptions {
-  /** Aborts the call (and its retries); the call then rejects with the signal's reason. */
-  signal?: AbortSignal;
-  maxRetries?: number;
-  timeoutMs?: number;
 }
 
 /** The operations on the organization's API keys that every version has. */

@@ -1,5 +1,13 @@
 import { ConnectionError, TimeoutError } from './errors.js';
 
+/** Options of a single call; they apply to every page an auto-paginating call fetches. */
+export interface RequestOptions {
+  /** Aborts the call (and its retries); the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
 /** A `fetch` as openapi-fetch calls it: one `Request` in, one `Response` out. */
 export type FetchFunction = (request: Request) => Promise<Response>;
 

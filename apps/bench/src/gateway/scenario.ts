@@ -7,7 +7,6 @@ import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } fr
 import { PROPAGATION_TRIALS, type PropagationResult } from '../propagation.js';
 import type { Engine, SeededDatabase } from '../seed.js';
 import { startServer } from '../server-process.js';
-import type { SuiteSettings } from '../suite.js';
 import { API_TARGET_ENV, SERVER_SCRIPT, sizeLabel } from '../targets.js';
 import { GATEWAY_FORMS, type GatewayForm } from './forms.js';
 
@@ -17,6 +16,18 @@ export const GATEWAY_KEYS = 100;
 export const FEED_SUBSCRIBERS = 200;
 const GATEWAY_SCRIPT = 'apps/bench/dist/gateway/gateway.js';
 const PROPAGATION_LIMIT_MS = 5_000;
+
+/** What a gateway target takes of the suite's settings (`SuiteSettings`, which the suite passes). */
+export interface GatewaySettings {
+  repoRoot: string;
+  workDir: string;
+  connections: number;
+  rounds: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  firstWarmupSeconds: number;
+  onProgress(message: string): void;
+}
 
 /** A key server on one seeded database, with a gateway of each form in front of it. */
 export interface GatewayTarget {
@@ -254,7 +265,7 @@ export async function runGateway(
   target: GatewayTarget,
   database: SeededDatabase,
   load: LoadGenerator,
-  settings: SuiteSettings,
+  settings: GatewaySettings,
   onResult: (result: GatewayResult) => void,
 ): Promise<GatewayRun> {
   const { verifierSecret, secrets } = await createGatewayKeys(database.databaseUrl);

@@ -183,7 +183,7 @@ export async function startKeyCache(
   const cache = new KeyCache(store, settings);
   const stop = await store.watchKeyChanges((event) => {
     if (event.type === 'lost') {
-      logger.warn('lost the connection that brings changes to keys; reconnecting; key cache cleared');
+      logger.warn('key change notifications lost: reconnecting; the key cache starts afresh');
     } else if (event.type === 'reset') {
       logger.info('key cache cleared: changes may have been missed (a lost notification connection, another process)');
     }

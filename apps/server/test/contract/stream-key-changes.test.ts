@@ -223,6 +223,22 @@ describe('streamKeyChanges', () => {
     storeMethod: 'findCredential',
   };
 
+  describe('400 invalid_request_error [2026-10-21]', () => {
+    it.each([
+      ['an unknown query parameter', `${CHANGES_PATH}?since=now`, {}, /since/],
+      ['the version header twice', CHANGES_PATH, { 'vendor-version': `${VERSION}, ${VERSION}` }, /vendor-version/],
+    ])('refuses %s, and subscribes no one', async (_, path, headers, message) => {
+      const before = server.changeFeed.size;
+
+      const result = await server.request(path, {
+        headers: { 'x-api-key': verifierKey, 'vendor-version': VERSION, ...headers },
+      });
+
+      expectError(result, { ...OPERATION, status: 400, type: 'invalid_request_error', message });
+      expect(server.changeFeed.size).toBe(before);
+    });
+  });
+
   describe('401 authentication_error [2026-10-21]', () => refusesUnauthenticated(operation));
 
   describe('403 permission_error [2026-10-21]', () => refusesRegularKeys(operation));

@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApiKeyRecord, AuditEventRecord } from '@apikeys/store';
 import { instantOf } from './datetimes.js';
-import type { Answer, NoAnswer } from './exchange.js';
+import { type Answer, headerOf, type NoAnswer } from './exchange.js';
 import type { Fixture } from './fixture.js';
 import { InvariantError } from './invariant-error.js';
 import type { Expectation } from './oracle.js';
@@ -161,7 +161,9 @@ function checkEvents(input: ChangeInput, written: AuditEventRecord[], expected: 
 export function judgeChanges(input: ChangeInput): void {
   const { answer, expectation, changes } = input;
   const accepted = answer.answered && answer.status >= 200 && answer.status < 300;
-  const body = accepted ? (JSON.parse(answer.body.toString('utf8')) as Json) : {};
+  // A JSON answer; the change feed's answer is an event stream, and changes nothing.
+  const json = accepted && /^application\/json/.test(headerOf(answer, 'content-type') ?? '');
+  const body = json ? (JSON.parse(answer.body.toString('utf8')) as Json) : {};
   const allowance = accepted ? allowanceOf(input, body) : NOTHING;
   const invariant = allowance === NOTHING ? NOTHING_CHANGES : WRITE_CHANGES;
   const problems: string[] = [];

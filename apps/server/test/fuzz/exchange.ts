@@ -35,6 +35,22 @@ interface Parsed {
   body: Buffer;
 }
 
+/** The complete chunks of a chunked body so far (an event stream never sends the last one). */
+function chunksSoFar(data: Buffer): Buffer {
+  const chunks: Buffer[] = [];
+  let offset = 0;
+  for (;;) {
+    const lineEnd = data.indexOf('\r\n', offset, 'latin1');
+    const size = Number.parseInt(data.toString('latin1', offset, lineEnd).split(';')[0] ?? '', 16);
+    const start = lineEnd + 2;
+    if (lineEnd === -1 || Number.isNaN(size) || size === 0 || data.length < start + size + 2) {
+      return Buffer.concat(chunks);
+    }
+    chunks.push(data.subarray(start, start + size));
+    offset = start + size + 2;
+  }
+}
+
 /** Decodes a chunked body; undefined until the last chunk has arrived. */
 function dechunk(data: Buffer): Buffer | undefined {
   const chunks: Buffer[] = [];
@@ -87,6 +103,13 @@ function parse(data: Buffer, headRequest: boolean, closed: boolean): Parsed | un
     const find = (name: string) => headers.find(([key]) => key.toLowerCase() === name)?.[1];
     if (headRequest || status === 204 || status === 304) {
       return { statusLine, status, headers, head, body: Buffer.alloc(0) };
+    }
+    if (find('content-type')?.startsWith('text/event-stream')) {
+      // A stream does not end: its answer is its first event, once it has arrived whole.
+      const chunked = find('transfer-encoding')?.toLowerCase().includes('chunked');
+      const text = chunked ? chunksSoFar(rest) : rest;
+      const end = text.indexOf('\n\n', 0, 'utf8');
+      return end === -1 ? undefined : { statusLine, status, headers, head, body: text.subarray(0, end + 2) };
     }
     if (find('transfer-encoding')?.toLowerCase().includes('chunked')) {
       const body = dechunk(rest);

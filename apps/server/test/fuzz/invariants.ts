@@ -3,7 +3,7 @@
  * which invariant broke and shows the answer, with every secret replaced by its placeholder.
  */
 import { type AnyOperationId, LATEST_API_VERSION } from '@apikeys/api-types';
-import { expectNoInternals, specErrors } from '@apikeys/server/testing';
+import { expectNoInternals, schemaErrors, specErrors } from '@apikeys/server/testing';
 import { type Answer, headerOf, type NoAnswer } from './exchange.js';
 import { InvariantError } from './invariant-error.js';
 import type { Expectation } from './oracle.js';
@@ -116,6 +116,10 @@ export function checkAnswer(
     fail('a new request-id for every response', `${requestId} was already used`);
   }
   context.requestIds.add(requestId);
+  if (status === 200 && operationId === 'streamKeyChanges') {
+    checkFirstEvent(context, expectation, answer);
+    return;
+  }
   if (!/^application\/json/.test(headerOf(answer, 'content-type') ?? '')) {
     fail('a JSON content type', `content-type: ${headerOf(answer, 'content-type')}`);
   }
@@ -171,6 +175,23 @@ export function checkAnswer(
       );
     }
   }
+}
+
+/** The change feed's answer: an event stream whose first event is `subscribed`, as the spec writes it. */
+function checkFirstEvent(context: CheckContext, expectation: Expectation, answer: Answer): void {
+  if (!/^text\/event-stream/.test(headerOf(answer, 'content-type') ?? '')) {
+    fail('an event stream', `content-type: ${headerOf(answer, 'content-type')}`);
+  }
+  const text = answer.body.toString('utf8');
+  const match = /^event: subscribed\ndata: (.*)\n\n$/.exec(text);
+  const event = match?.[1] === undefined ? undefined : parseJson(match[1]);
+  const version = expectation.version ?? LATEST_API_VERSION;
+  const problems = event === undefined ? ['no subscribed event'] : schemaErrors('KeyChangeFeedEvent', event, version);
+  if (problems.length > 0) {
+    fail('the first event is subscribed, as the spec writes it', `${JSON.stringify(text)}: ${problems.join('; ')}`);
+  }
+  checkExact(expectation, 200, '');
+  checkSuccess(context, expectation, event, 200);
 }
 
 function escapeRegExp(text: string): string {

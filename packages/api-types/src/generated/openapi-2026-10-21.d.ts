@@ -1472,6 +1472,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["KeyChangeStream"];
                 };
             };
+            400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AuthenticationError"];
             403: components["responses"]["PermissionError"];
             429: components["responses"]["RateLimited"];

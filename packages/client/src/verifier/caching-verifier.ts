@@ -1,5 +1,4 @@
-import type { RequestOptions } from '../client.js';
-import { untilAborted } from '../transport.js';
+import { type RequestOptions, untilAborted } from '../transport.js';
 import type { KeyUse, KeyVerification } from '../types.js';
 import type { VerifierCacheOptions } from './cache-options.js';
 import { ChangeFeed } from './change-feed.js';
