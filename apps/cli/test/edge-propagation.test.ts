@@ -94,14 +94,20 @@ describe.runIf(available)('a caching gateway on replica B, keys changed through 
     return answer;
   }
 
-  /** A new key through A, verified once by the gateway (from the server) and once more from its memory. */
+  /**
+   * A new key through A, verified by the gateway (from the server) until it answers from its memory. An answer that
+   * was on its way when an event came (the previous trial's, late) is not remembered: the next one is.
+   */
   async function rememberedKey(name: string): Promise<{ id: string; secret: string }> {
     const { id, key } = (await callA('POST', '/v1/organizations/api_keys', { name })) as { id: string; key: string };
-    expect((await gateway.keys.verify(key)).code).toBe('VALID');
-    const hits = gateway.cache?.hits ?? 0;
-    expect((await gateway.keys.verify(key)).code).toBe('VALID');
-    expect(gateway.cache?.hits).toBe(hits + 1);
-    return { id, secret: key };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const hits = gateway.cache?.hits ?? 0;
+      expect((await gateway.keys.verify(key)).code).toBe('VALID');
+      if (gateway.cache?.hits === hits + 1) {
+        return { id, secret: key };
+      }
+    }
+    throw new Error(`the gateway did not answer ${name} from its memory after three verifications`);
   }
 
   /** Milliseconds from now until the gateway answers `code` for `secret`; throws past a few seconds. */
