@@ -20,6 +20,8 @@ type Schema = {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  maxItems?: number;
+  pattern?: unknown;
   properties?: Record<string, Schema>;
   [extension: `x-${string}`]: unknown;
 };
@@ -138,6 +140,34 @@ function changeFeedFacts(document: OpenApiDocument) {
       isInteger,
     ),
     maxUnreadBytes: required(stream['x-max-unread-bytes'], 'streamKeyChanges.x-max-unread-bytes', isInteger),
+  };
+}
+
+/** The grammar and bounds of permissions, permission queries and key metadata, in the latest version. */
+function permissionFacts(document: OpenApiDocument) {
+  const permissions = schemaAt(document, 'Permissions');
+  const name = schemaAt(document, 'PermissionName');
+  const query = schemaAt(document, 'PermissionQuery');
+  const metadata = schemaAt(document, 'KeyMetadata');
+  const isPattern = (value: unknown) => typeof value === 'string' && value.startsWith('^') && value.endsWith('$');
+  return {
+    permissions: {
+      maxItems: required(permissions.maxItems, 'Permissions.maxItems', isInteger),
+      nameMaxLength: required(name.maxLength, 'PermissionName.maxLength', isInteger),
+      namePattern: required(name.pattern as string | undefined, 'PermissionName.pattern', isPattern),
+    },
+    query: {
+      maxLength: required(query.maxLength, 'PermissionQuery.maxLength', isInteger),
+      maxNesting: required(query['x-max-nesting'], 'PermissionQuery.x-max-nesting', isInteger),
+    },
+    metadata: {
+      maxSerializedBytes: required(
+        metadata['x-max-serialized-bytes'],
+        'KeyMetadata.x-max-serialized-bytes',
+        isInteger,
+      ),
+      maxDepth: required(metadata['x-max-depth'], 'KeyMetadata.x-max-depth', isInteger),
+    },
   };
 }
 
@@ -288,6 +318,21 @@ export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};
  * (\`x-max-unread-bytes\`).
  */
 export const CHANGE_FEED = ${json(changeFeedFacts(latest[1]))} as const;
+
+/**
+ * A key's permissions (\`Permissions\`, \`PermissionName\`): at most \`maxItems\` distinct names, each at most
+ * \`nameMaxLength\` characters and matching \`namePattern\`.
+ */
+export const PERMISSIONS = ${json(permissionFacts(latest[1]).permissions)} as const;
+
+/** A permission requirement (\`PermissionQuery\`): at most \`maxLength\` characters, \`maxNesting\` levels of parentheses. */
+export const PERMISSION_QUERY = ${json(permissionFacts(latest[1]).query)} as const;
+
+/**
+ * A key's metadata (\`KeyMetadata\`): at most \`maxSerializedBytes\` bytes as compact UTF-8 JSON
+ * (\`x-max-serialized-bytes\`), at most \`maxDepth\` levels deep, the object itself the first (\`x-max-depth\`).
+ */
+export const KEY_METADATA = ${json(permissionFacts(latest[1]).metadata)} as const;
 
 /** The HTTP status of each error type (\`ErrorType.x-http-status\`). */
 export const ERROR_STATUSES = ${json(shared.errorStatuses)} as const satisfies Record<

@@ -325,7 +325,46 @@ export interface components {
              */
             partial_key_hint: string | null;
             status: components["schemas"]["ApiKeyStatus"];
+            permissions: components["schemas"]["Permissions"];
+            metadata: components["schemas"]["KeyMetadata"];
         };
+        /**
+         * @description What the key may do, as permission names (see Permissions and metadata): at most `maxItems` names, each
+         *     once, in the order they were given. Empty for a key that holds none.
+         */
+        Permissions: components["schemas"]["PermissionName"][];
+        /**
+         * @description A permission: segments of lowercase letters (`a-z`), digits, `_` and `-`, joined by dots (`documents.read`),
+         *     at most 128 characters. A last segment `*` grants every permission under its prefix: `documents.*` grants
+         *     `documents.read` and `documents.drafts.write`, but not `documents` nor `documentsx.read`. `*` alone grants
+         *     every permission.
+         * @example documents.read
+         */
+        PermissionName: string;
+        /**
+         * @description The organization's own data about the key (its owner, plan, environment), kept and returned as given and
+         *     never interpreted by the server: a JSON object of at most `x-max-serialized-bytes` bytes (4 KiB) written as
+         *     compact UTF-8 JSON, and at most `x-max-depth` levels deep (5; the object itself is the first level, and each
+         *     object or array within adds one). Numbers are kept as double-precision numbers. Empty for a key without
+         *     metadata.
+         * @example {
+         *       "owner": "team-billing",
+         *       "plan": "enterprise"
+         *     }
+         */
+        KeyMetadata: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A requirement on a key's permissions: permission names combined with `AND` and `OR` (upper case), grouped
+         *     by parentheses, such as `documents.read AND (documents.write OR admin.*)`. `AND` binds tighter than `OR`;
+         *     names and operators are separated by spaces or parentheses. A name is written as `PermissionName` says; a
+         *     key satisfies a name when one of its permissions grants it (itself, or a wildcard over it). At most
+         *     `maxLength` characters and `x-max-nesting` levels of parentheses (8). A malformed query is a `400` whose
+         *     message names the position (counted from 1) where it goes wrong.
+         * @example documents.read AND (documents.write OR admin.*)
+         */
+        PermissionQuery: string;
         /**
          * Format: date-time
          * @description RFC 3339 datetime, in UTC with microsecond fractional seconds.
@@ -374,8 +413,8 @@ export interface components {
         ExpiresAt: components["schemas"]["DateTimeInput"];
         /**
          * @description The key to create. `workspace_id` omitted: the organization's default workspace; `null`: organization scope,
-         *     which needs a `principal`. `expires_at` omitted or `null`: the key never expires. Unknown fields are
-         *     rejected.
+         *     which needs a `principal`. `expires_at` omitted or `null`: the key never expires. `permissions` and
+         *     `metadata` omitted or `null`: none. Unknown fields are rejected.
          */
         CreateApiKeyRequest: {
             /** @description Name of the key, 1 to 500 characters (Unicode code points). */
@@ -389,6 +428,10 @@ export interface components {
             expires_at?: components["schemas"]["ExpiresAt"] | null;
             /** @description The actor the key acts as; `null` or omitted for none. */
             principal?: components["schemas"]["ApiKeyPrincipal"] | null;
+            /** @description What the key may do; `null` or omitted for no permissions. */
+            permissions?: components["schemas"]["Permissions"] | null;
+            /** @description The organization's data about the key; `null` or omitted for none (`{}`). */
+            metadata?: components["schemas"]["KeyMetadata"] | null;
         };
         /** @description A new API key, with its secret. */
         CreatedApiKey: {
@@ -421,6 +464,8 @@ export interface components {
              */
             partial_key_hint: string | null;
             status: components["schemas"]["ApiKeyStatus"];
+            permissions: components["schemas"]["Permissions"];
+            metadata: components["schemas"]["KeyMetadata"];
             /**
              * @description The full secret of the key, in the form Authentication describes (`sk-api-` and 49 characters). Shown
              *     this once; store it safely, it cannot be shown again.
@@ -466,6 +511,8 @@ export interface components {
              */
             partial_key_hint: string | null;
             status: components["schemas"]["ApiKeyStatus"];
+            permissions: components["schemas"]["Permissions"];
+            metadata: components["schemas"]["KeyMetadata"];
             /**
              * @description The full secret of the key, in the form Authentication describes (`sk-api-` and 49 characters). Shown
              *     this once; store it safely, it cannot be shown again.
@@ -550,7 +597,7 @@ export interface components {
         /**
          * @description The fields the event changed, each with its value before (`from`) and after (`to`); a field that did not
          *     change is absent. A created key, admin key or organization shows its initial `name`, `status` and (when
-         *     set) `expires_at`, each `from: null`. Empty for `api_key.seeded`.
+         *     set) `expires_at`, `permissions` and `metadata`, each `from: null`. Empty for `api_key.seeded`.
          */
         AuditChanges: {
             name?: {
@@ -567,6 +614,16 @@ export interface components {
             expires_at?: {
                 from: components["schemas"]["Timestamp"] | null;
                 to: components["schemas"]["Timestamp"] | null;
+            };
+            /** @description An API key's permissions, the whole list before and after. */
+            permissions?: {
+                from: components["schemas"]["Permissions"] | null;
+                to: components["schemas"]["Permissions"] | null;
+            };
+            /** @description An API key's metadata, the whole object before and after. */
+            metadata?: {
+                from: components["schemas"]["KeyMetadata"] | null;
+                to: components["schemas"]["KeyMetadata"] | null;
             };
         };
         /** @description The HTTP client of the request. */
@@ -588,7 +645,8 @@ export interface components {
         };
         /**
          * @description The fields to change, each omitted or `null` to leave it unchanged, except `expires_at`, where `null`
-         *     removes the expiry. Unknown fields are rejected.
+         *     removes the expiry. `permissions` and `metadata` replace the whole value: `[]` and `{}` clear them.
+         *     Unknown fields are rejected.
          */
         UpdateApiKeyRequest: {
             /** @description New name, 1 to 500 characters (Unicode code points); `null` leaves it unchanged. */
@@ -600,6 +658,10 @@ export interface components {
             status?: "active" | "inactive" | "archived" | null;
             /** @description A new expiry, in the future; `null` removes the expiry (the key never expires). */
             expires_at?: components["schemas"]["ExpiresAt"] | null;
+            /** @description The key's new permissions, replacing all of them; `[]` removes them all; `null` leaves them unchanged. */
+            permissions?: components["schemas"]["Permissions"] | null;
+            /** @description The key's new metadata, replacing all of it (no merge); `{}` removes it; `null` leaves it unchanged. */
+            metadata?: components["schemas"]["KeyMetadata"] | null;
         };
         /** @description The secret to verify. Unknown fields are rejected. */
         VerifyApiKeyRequest: {
@@ -608,13 +670,20 @@ export interface components {
              *     the secret of a key of the caller's organization is `NOT_FOUND`.
              */
             key: string;
+            /**
+             * @description A requirement the key's permissions must satisfy (`PermissionQuery`). A key that is otherwise valid but
+             *     does not satisfy it is `INSUFFICIENT_PERMISSIONS`; omitted, permissions are not checked.
+             */
+            permissions?: components["schemas"]["PermissionQuery"];
         };
         /**
          * @description The outcome: `VALID` (an `active` key that has not expired), `INACTIVE`, `ARCHIVED`, `EXPIRED` (its
-         *     `expires_at` has passed), or `NOT_FOUND` (no key of the caller's organization has this secret).
+         *     `expires_at` has passed), `NOT_FOUND` (no key of the caller's organization has this secret), or
+         *     `INSUFFICIENT_PERMISSIONS` (a key that would be `VALID` but does not satisfy the request's `permissions`;
+         *     only a request that sends `permissions` can get it, see `x-opt-in-values`).
          * @enum {string}
          */
-        VerificationCode: "VALID" | "NOT_FOUND" | "INACTIVE" | "ARCHIVED" | "EXPIRED";
+        VerificationCode: "VALID" | "NOT_FOUND" | "INACTIVE" | "ARCHIVED" | "EXPIRED" | "INSUFFICIENT_PERMISSIONS";
         /** @description The key a verified secret belongs to, as it is at the time of the answer. Never its secret. */
         VerifiedApiKey: {
             /** @description Identifier of the API key. */
@@ -634,6 +703,8 @@ export interface components {
             /** @description When the key expires, or `null` for never. */
             expires_at: components["schemas"]["Timestamp"] | null;
             status: components["schemas"]["ApiKeyStatus"];
+            permissions: components["schemas"]["Permissions"];
+            metadata: components["schemas"]["KeyMetadata"];
         };
         /** @description Whether a secret is a valid key, why not, and which key it is. */
         KeyVerification: {
@@ -927,6 +998,12 @@ export interface components {
          */
         CreatedByUserIdFilter: string;
         /**
+         * @description Only keys whose permissions grant this one: the keys that hold it, and those that hold a wildcard over it
+         *     (`permission=documents.read` also returns the keys with `documents.*` or `*`).
+         * @example documents.read
+         */
+        PermissionFilter: components["schemas"]["PermissionName"];
+        /**
          * @description The ID of the audit event.
          * @example auditevt_066102fd70d6c0Xk9mQ4vRt7LwB3nY
          */
@@ -1043,6 +1120,12 @@ export interface operations {
                  * @example user_01HZX3Q8K2M4N6P8R0T2V4W6
                  */
                 created_by_user_id?: components["parameters"]["CreatedByUserIdFilter"];
+                /**
+                 * @description Only keys whose permissions grant this one: the keys that hold it, and those that hold a wildcard over it
+                 *     (`permission=documents.read` also returns the keys with `documents.*` or `*`).
+                 * @example documents.read
+                 */
+                permission?: components["parameters"]["PermissionFilter"];
             };
             header: {
                 /**

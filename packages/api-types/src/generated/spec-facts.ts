@@ -63,6 +63,21 @@ export const MAX_REQUEST_BODY_BYTES = 1048576;
  */
 export const CHANGE_FEED = {"heartbeatIntervalMs":2000,"maxUnreadBytes":65536} as const;
 
+/**
+ * A key's permissions (`Permissions`, `PermissionName`): at most `maxItems` distinct names, each at most
+ * `nameMaxLength` characters and matching `namePattern`.
+ */
+export const PERMISSIONS = {"maxItems":100,"nameMaxLength":128,"namePattern":"^(?:\\*|[a-z0-9_-]+(?:\\.[a-z0-9_-]+)*(?:\\.\\*)?)$"} as const;
+
+/** A permission requirement (`PermissionQuery`): at most `maxLength` characters, `maxNesting` levels of parentheses. */
+export const PERMISSION_QUERY = {"maxLength":1000,"maxNesting":8} as const;
+
+/**
+ * A key's metadata (`KeyMetadata`): at most `maxSerializedBytes` bytes as compact UTF-8 JSON
+ * (`x-max-serialized-bytes`), at most `maxDepth` levels deep, the object itself the first (`x-max-depth`).
+ */
+export const KEY_METADATA = {"maxSerializedBytes":4096,"maxDepth":5} as const;
+
 /** The HTTP status of each error type (`ErrorType.x-http-status`). */
 export const ERROR_STATUSES = {"invalid_request_error":400,"authentication_error":401,"permission_error":403,"not_found_error":404,"request_too_large":413,"rate_limit_error":429,"api_error":500,"service_unavailable_error":503} as const satisfies Record<
   VersionTypes[ApiVersion]['components']['schemas']['ErrorType'],
