@@ -129,8 +129,34 @@ const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'm
 /** Keywords that restrict values when present: a request may drop them, a response may add them. */
 const RESTRICTIONS = ['pattern', 'format', 'multipleOf', 'uniqueItems', 'contentEncoding', 'contentMediaType'];
 
+/** The extension naming response values that only a request using a new input can get (see optedIn). */
+const OPT_IN_VALUES = 'x-opt-in-values';
+
+/**
+ * The response values of `after` that answer only a new optional input: each listed in its `x-opt-in-values` with
+ * that input (`Schema.property`), which the published document does not have, so no client written against it can
+ * send it and receive the value.
+ */
+function optedIn(after: Schema, published: Record<string, unknown>): unknown[] {
+  const listed = isObject(after[OPT_IN_VALUES]) ? after[OPT_IN_VALUES] : {};
+  const schemas = isObject(published.components) ? published.components.schemas : undefined;
+  return Object.entries(listed)
+    .filter(([, input]) => {
+      const [schema, property] = String(input).split('.');
+      const before = isObject(schemas) ? schemas[schema ?? ''] : undefined;
+      return !(isObject(before) && isObject(before.properties) && property !== undefined && property in before.properties);
+    })
+    .map(([value]) => value);
+}
+
 /** Compares the constraints of two alternatives of the same type (enum, bounds, restrictions, default, extensions). */
-function constraintChanges(before: Schema, after: Schema, direction: Direction, where: string): BreakingChange[] {
+function constraintChanges(
+  before: Schema,
+  after: Schema,
+  direction: Direction,
+  where: string,
+  documents: ComparedDocuments,
+): BreakingChange[] {
   const found: BreakingChange[] = [];
   const add = (change: string) => found.push({ where, change });
   const [was, is] = [valuesOf(before), valuesOf(after)];
@@ -141,7 +167,8 @@ function constraintChanges(before: Schema, after: Schema, direction: Direction, 
     }
   }
   if (direction === 'response' && was !== undefined) {
-    const added = (is ?? [undefined]).filter((value) => !was.some((known) => same(known, value)));
+    const allowed = [...was, ...optedIn(after, documents.before)];
+    const added = (is ?? [undefined]).filter((value) => !allowed.some((known) => same(known, value)));
     if (added.length > 0) {
       add(`may now hold ${is ? added.map(show).join(', ') : 'any value'}, beyond ${was.map(show).join(', ')}`);
     }
@@ -177,11 +204,25 @@ function constraintChanges(before: Schema, after: Schema, direction: Direction, 
   return found;
 }
 
-/** Any change to an `x-` extension: the meaning it gives cannot be compared, so it must not change. */
+/** Whether an extension's change only adds entries to an `x-opt-in-values` map (values checked by optedIn). */
+function onlyAddsOptIns(key: string, before: unknown, after: unknown): boolean {
+  const was = before === undefined ? {} : before;
+  return (
+    key === OPT_IN_VALUES &&
+    isObject(was) &&
+    isObject(after) &&
+    Object.entries(was).every(([value, input]) => same(after[value], input))
+  );
+}
+
+/**
+ * Any change to an `x-` extension: the meaning it gives cannot be compared, so it must not change. An
+ * `x-opt-in-values` may gain entries: what they allow is checked with the values themselves.
+ */
 export function extensionChanges(before: Schema, after: Schema, where: string): BreakingChange[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)].filter((key) => key.startsWith('x-')));
   return [...keys]
-    .filter((key) => !same(before[key], after[key]))
+    .filter((key) => !same(before[key], after[key]) && !onlyAddsOptIns(key, before[key], after[key]))
     .map((key) => ({ where, change: `${key} changed from ${show(before[key])} to ${show(after[key])}` }));
 }
 
@@ -254,7 +295,7 @@ export function compareSchemas(
       continue;
     }
     const [old, current] = direction === 'response' ? [match.schema, needed.schema] : [needed.schema, match.schema];
-    found.push(...constraintChanges(old, current, direction, where));
+    found.push(...constraintChanges(old, current, direction, where, documents));
     if (current.type === 'object') {
       found.push(...objectChanges(old, current, direction, where, documents, comparing));
     }

@@ -19,6 +19,7 @@ const schemas = (document: Document) => document.components.schemas;
 const GET_KEY = 'GET /v1/organizations/api_keys/{api_key_id}';
 const UPDATE_KEY = 'POST /v1/organizations/api_keys/{api_key_id}';
 const UPDATE_BODY = `${UPDATE_KEY} request body (application/json)`;
+const VERIFY = 'POST /v1/keys/verify';
 
 describe('breakingChanges: what the versioning policy forbids is caught', () => {
   it.each([
@@ -167,6 +168,27 @@ describe('breakingChanges: what the versioning policy forbids is caught', () => 
         change: 'x-latest changed from "2199-12-31T23:59:59.999999Z" to "2099-12-31T23:59:59.999999Z"',
       },
     ],
+    [
+      'a new response value whose opt-in input was already published',
+      (document: Document) => {
+        schemas(document).VerificationCode.enum.push('REVOKED');
+        schemas(document).VerificationCode['x-opt-in-values'].REVOKED = 'VerifyApiKeyRequest.key';
+      },
+      {
+        where: `${VERIFY} response 200 body (application/json).code`,
+        change: expect.stringMatching(/^may now hold "REVOKED", beyond "VALID"/),
+      },
+    ],
+    [
+      'an opt-in value moved to another input',
+      (document: Document) => {
+        schemas(document).VerificationCode['x-opt-in-values'].INSUFFICIENT_PERMISSIONS = 'VerifyApiKeyRequest.scopes';
+      },
+      {
+        where: `${VERIFY} response 200 body (application/json).code`,
+        change: expect.stringMatching(/^x-opt-in-values changed from/),
+      },
+    ],
   ])('catches %s', (_, edit, expected) => {
     expect(changesAfter(edit)).toContainEqual(expected);
   });
@@ -239,6 +261,14 @@ describe('breakingChanges: what the versioning policy allows passes', () => {
         document.paths['/v1/organizations/api_keys/{api_key_id}'].post.responses['409'] = {
           $ref: '#/components/responses/InvalidRequest',
         };
+      },
+    ],
+    [
+      'a new response value that answers only a new optional input (x-opt-in-values)',
+      (document: Document) => {
+        schemas(document).VerifyApiKeyRequest.properties.revocations = { type: 'boolean' };
+        schemas(document).VerificationCode.enum.push('REVOKED');
+        schemas(document).VerificationCode['x-opt-in-values'].REVOKED = 'VerifyApiKeyRequest.revocations';
       },
     ],
   ])('allows %s', (_, edit) => {
