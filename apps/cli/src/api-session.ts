@@ -120,7 +120,7 @@ const HAS_KEY_ATTRIBUTES: {
 /** The first API version whose keys have permissions and metadata. */
 const KEY_ATTRIBUTES_SINCE = API_VERSIONS.find((version) => HAS_KEY_ATTRIBUTES[version]);
 
-/** Refuses (exit 2, before anything is sent) a permission or metadata flag in an API version whose keys have neither. */
+/** Refuses (exit 2, before anything is sent) a permission or metadata flag in a version whose keys have neither. */
 export function checkKeyAttributes(options: ConnectionOptions, flag: string): void {
   const version = versionOf(options);
   if (!HAS_KEY_ATTRIBUTES[version]) {

@@ -273,7 +273,7 @@ describe('apikeys lifecycle commands against the real server', () => {
   });
 
   describe('keys list and keys get show the fields of 2026-10-21', () => {
-    it('keys list prints SCOPE, PERMISSIONS and EXPIRES columns, and --status expired lists exactly the expired keys', async () => {
+    it('keys list prints SCOPE, PERMISSIONS and EXPIRES columns; --status expired lists exactly the expired keys', async () => {
       const expiring = await cliJson<CreatedApiKey>(
         ...['keys', 'issue', '--name', 'listed', '--organization-scope', '--principal-user', 'user_list'],
         ...['--expires-at', fromNow(86_400), '--json'],
@@ -287,7 +287,10 @@ describe('apikeys lifecycle commands against the real server', () => {
       expect(table).toMatchObject({ code: 0, stderr: '' });
       const header = table.stdout.split('\n')[0] ?? '';
       expect(header).toMatch(
-        /^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}PERMISSIONS {2,}EXPIRES \(UTC\) {2,}LAST USED \(UTC\) {2,}CREATED \(UTC\)$/,
+        new RegExp(
+          '^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}PERMISSIONS {2,}EXPIRES \\(UTC\\) {2,}LAST USED \\(UTC\\) {2,}' +
+            'CREATED \\(UTC\\)$',
+        ),
       );
       const row = table.stdout.split('\n').find((line) => line.startsWith(expiring.id)) ?? '';
       expect(row.slice(header.indexOf('STATUS'))).toMatch(

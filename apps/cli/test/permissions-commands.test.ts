@@ -154,7 +154,7 @@ describe('apikeys permissions and metadata against the real server', () => {
       expect(await api(`/${key.id}`)).toEqual(cleared);
     });
 
-    it("--metadata replaces the whole object (no merge), --metadata '{}' clears it, and the permissions stay", async () => {
+    it("--metadata replaces the whole object (no merge), --metadata '{}' clears it; the permissions stay", async () => {
       const key = await issue('metadata', '--permission', 'a.read', '--metadata', '{"x":1,"y":2}');
 
       const replaced = await cliJson<ApiKey>('keys', 'update', key.id, '--metadata', '{"z":3}', '--json');
@@ -179,7 +179,7 @@ describe('apikeys permissions and metadata against the real server', () => {
   });
 
   describe('keys list --permission', () => {
-    it('lists exactly the keys whose permissions grant it, wildcards included, and shows a PERMISSIONS column', async () => {
+    it('lists exactly the keys whose permissions grant it, wildcards included, with a PERMISSIONS column', async () => {
       const tag = `list${Date.now()}`;
       const exact = await issue(`${tag} exact`, '--permission', `${tag}.read`);
       const wildcard = await issue(`${tag} wildcard`, '--permission', `${tag}.*`);
@@ -209,7 +209,10 @@ describe('apikeys permissions and metadata against the real server', () => {
       expect(table).toMatchObject({ code: 0, stderr: '' });
       const [header = '', ...rows] = table.stdout.trimEnd().split('\n');
       expect(header).toMatch(
-        /^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}PERMISSIONS {2,}EXPIRES \(UTC\) {2,}LAST USED \(UTC\) {2,}CREATED \(UTC\)$/,
+        new RegExp(
+          '^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}PERMISSIONS {2,}EXPIRES \\(UTC\\) {2,}LAST USED \\(UTC\\) {2,}' +
+            'CREATED \\(UTC\\)$',
+        ),
       );
       const permissionsCell = (id: string) => {
         const row = rows.find((line) => line.startsWith(id)) ?? '';
@@ -307,7 +310,7 @@ describe('apikeys permissions and metadata against the real server', () => {
         case: 'a --metadata-file that holds an array',
         args: ['issue', '--name', 'k', '--metadata-file', arrayFile],
         message:
-          /option '--metadata-file <path>' argument '.*array\.json' is invalid\. must be a JSON object .*, not an array/,
+          /'--metadata-file <path>' argument '.*array\.json' is invalid\. must be a JSON object .*, not an array/,
       },
       {
         case: 'two permissions in one --permission',

@@ -115,7 +115,7 @@ export function registerKeysList(keys: Command): void {
     .option('--created-by <user_id>', 'only keys created by this user', parseId)
     .option(
       '--permission <name>',
-      'only keys whose permissions grant this one, wildcards included (documents.read: also keys with documents.* or *)',
+      'only keys whose permissions grant this one, wildcards included (documents.read: also documents.* and *)',
       parsePermissionName,
     )
     .addOption(limitOption('keys', ALL_PAGE_SIZE))
