@@ -273,7 +273,7 @@ describe('apikeys lifecycle commands against the real server', () => {
   });
 
   describe('keys list and keys get show the fields of 2026-10-21', () => {
-    it('keys list prints SCOPE, PERMISSIONS and EXPIRES columns; --status expired lists exactly the expired keys', async () => {
+    it('keys list prints SCOPE, PERMISSIONS and EXPIRES; --status expired lists exactly the expired keys', async () => {
       const expiring = await cliJson<CreatedApiKey>(
         ...['keys', 'issue', '--name', 'listed', '--organization-scope', '--principal-user', 'user_list'],
         ...['--expires-at', fromNow(86_400), '--json'],
