@@ -76,9 +76,11 @@ export function registerKeysIssue(keys: Command): void {
       new Option('--expires-in <duration>', 'when the key expires, from now: 90m, 12h, 30d (default: never)').argParser(
         parseDuration({ seconds: false, positive: true }),
       ),
-    )
-    .option('--json', "print the API's response as JSON, the secret (key) included");
-  addKeyAttributeOptions(command, { update: false });
+    );
+  addKeyAttributeOptions(command, { update: false }).option(
+    '--json',
+    "print the API's response as JSON, the secret (key) included",
+  );
   addConnectionOptions(command).action((options: IssueOptions) => {
     const version = checkOperation(options, 'keys issue', 'createApiKey');
     const body = toBody(options);

@@ -42,9 +42,8 @@ export function registerKeysUpdate(keys: Command): void {
         .argParser(parseTimestamp)
         .conflicts('expiry'),
     )
-    .option('--no-expiry', 'remove the expiry: the key never expires')
-    .option('--json', "print the API's response as JSON");
-  addKeyAttributeOptions(command, { update: true });
+    .option('--no-expiry', 'remove the expiry: the key never expires');
+  addKeyAttributeOptions(command, { update: true }).option('--json', "print the API's response as JSON");
   addConnectionOptions(command).action((id: string, options: UpdateOptions) => {
     const expiry = options.expiresAt !== undefined ? options.expiresAt : options.expiry ? undefined : null;
     const attributes = keyAttributes(options);
