@@ -1,4 +1,5 @@
 import { API_KEY_NAME_LENGTH, PERMISSIONS } from '@apikeys/api-types';
+import { isPermissionName } from '@apikeys/permissions';
 import { InvalidArgumentError } from 'commander';
 
 export { API_KEY_STATUSES } from '@apikeys/api-types';
@@ -97,8 +98,6 @@ export function parseRepeatedChoice<Choice extends string>(choices: readonly Cho
   };
 }
 
-const PERMISSION_NAME = new RegExp(PERMISSIONS.namePattern);
-
 /**
  * A permission name as the spec writes it (`documents.read`, `documents.*`, `*`), for an option that may be given
  * several times: collects the names in the order given. How many, and whether one repeats, is the API's to judge.
@@ -112,7 +111,7 @@ export function parsePermissionName(value: string): string {
   if (/[\s,]/.test(value)) {
     throw new InvalidArgumentError('must be one permission name: repeat the option for several.');
   }
-  if ([...value].length > PERMISSIONS.nameMaxLength || !PERMISSION_NAME.test(value)) {
+  if (!isPermissionName(value)) {
     throw new InvalidArgumentError(
       'must be a permission name: dot-separated segments of a-z, 0-9, _ and -, the last of which may be * ' +
         `(documents.read, documents.*, *), at most ${PERMISSIONS.nameMaxLength} characters.`,
