@@ -1,0 +1,11 @@
+export { type HeldPermissions, heldPermissions, holdsPermission } from './held-permissions.js';
+export { metadataProblem, permissionsProblem } from './key-attributes.js';
+export { grants, isPermissionName, namesGranting } from './permission-names.js';
+export {
+  PermissionQuery,
+  type PermissionQueryNode,
+  parsePermissionQuery,
+  satisfiesPermissionQuery,
+} from './permission-query.js';
+export { PermissionQueryError } from './permission-query-error.js';
+export { permissionQuery } from './permission-query-memo.js';
