@@ -1,6 +1,6 @@
 import { API_KEY_STATUSES_BY_VERSION, LIST_LIMIT } from '@apikeys/api-types';
 import { type ApiKeyStatus, DEFAULT_API_VERSION, type ListApiKeysQuery } from '@apikeys/client';
-import { isPermissionName } from './key-attributes.js';
+import { isPermissionName } from '@apikeys/permissions';
 
 /** The statuses the console's API version has, in the spec's order: the options of the status filter. */
 export const STATUSES: readonly ApiKeyStatus[] = API_KEY_STATUSES_BY_VERSION[DEFAULT_API_VERSION];

@@ -1,4 +1,4 @@
-import { KEY_METADATA } from '@apikeys/api-types';
+import { KEY_METADATA, PERMISSIONS } from '@apikeys/api-types';
 import type { ApiKey, RotatedApiKey, UpdateApiKeyBody } from '@apikeys/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
@@ -451,7 +451,8 @@ function Attributes({ apiKey }: { apiKey: ApiKey }) {
           />
           <p id={`${id}-permissions-help`} className="muted">
             One permission name a line, such as <code>documents.read</code>; <code>documents.*</code> grants everything
-            under <code>documents</code>, <code>*</code> everything. Empty: none.
+            under <code>documents</code>, <code>*</code> everything. At most {PERMISSIONS.maxItems} names of at most{' '}
+            {PERMISSIONS.nameMaxLength} characters. Empty: none.
           </p>
           <FieldProblem id={`${id}-permissions-problem`} problem={problems.permissions} />
         </div>
