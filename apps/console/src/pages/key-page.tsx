@@ -1,4 +1,3 @@
-import { KEY_METADATA, PERMISSIONS } from '@apikeys/api-types';
 import type { ApiKey, RotatedApiKey, UpdateApiKeyBody } from '@apikeys/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, useEffect, useId, useRef, useState } from 'react';
@@ -6,6 +5,7 @@ import { Link, useParams } from 'react-router';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { FieldProblem } from '../components/field-problem.js';
+import { MetadataHelp, PermissionsHelp } from '../components/key-attribute-help.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
@@ -449,11 +449,7 @@ function Attributes({ apiKey }: { apiKey: ApiKey }) {
             aria-invalid={problems.permissions !== undefined}
             aria-describedby={describedBy('permissions')}
           />
-          <p id={`${id}-permissions-help`} className="muted">
-            One permission name a line, such as <code>documents.read</code>; <code>documents.*</code> grants everything
-            under <code>documents</code>, <code>*</code> everything. At most {PERMISSIONS.maxItems} names of at most{' '}
-            {PERMISSIONS.nameMaxLength} characters. Empty: none.
-          </p>
+          <PermissionsHelp id={`${id}-permissions-help`} />
           <FieldProblem id={`${id}-permissions-problem`} problem={problems.permissions} />
         </div>
         <div className="field">
@@ -469,10 +465,7 @@ function Attributes({ apiKey }: { apiKey: ApiKey }) {
             aria-invalid={problems.metadata !== undefined}
             aria-describedby={describedBy('metadata')}
           />
-          <p id={`${id}-metadata-help`} className="muted">
-            At most {KEY_METADATA.maxSerializedBytes} bytes as compact JSON and {KEY_METADATA.maxDepth} levels deep.
-            Empty: none.
-          </p>
+          <MetadataHelp id={`${id}-metadata-help`} />
           <FieldProblem id={`${id}-metadata-problem`} problem={problems.metadata} />
         </div>
         <button type="submit" className="button" disabled={update.isPending}>
