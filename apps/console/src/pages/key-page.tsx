@@ -415,6 +415,7 @@ function Attributes({ apiKey }: { apiKey: ApiKey }) {
     };
     setProblems(found);
     if ('problem' in permissions || 'problem' in metadata) {
+      update.reset();
       return;
     }
     const changes = changedAttributes(apiKey, permissions.value, metadata.value);
