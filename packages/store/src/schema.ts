@@ -61,6 +61,10 @@ export interface ApiKeysTable {
   principal_id: string | null;
   /** `organization`: no workspace (`workspace_id` null) and a principal. With `workspace`, null is the default one. */
   scope: ApiKeyScope;
+  /** The key's permission names, as a JSON array, in the order given (migration 0010). */
+  permissions: string;
+  /** The organization's metadata of the key, as the JSON object text it was given in. */
+  metadata: string;
 }
 
 /** Every column of `api_keys`, in one fixed order (for inserts by position); a new column fails compilation here. */
@@ -80,6 +84,8 @@ export const API_KEYS_TABLE_COLUMNS = Object.keys({
   principal_type: true,
   principal_id: true,
   scope: true,
+  permissions: true,
+  metadata: true,
 } satisfies Record<keyof ApiKeysTable, true>) as (keyof ApiKeysTable)[];
 
 /**
@@ -110,6 +116,11 @@ export interface AuditEventsTable {
   request_id: string | null;
   client_ip: string | null;
   client_user_agent: string | null;
+  /** An API key's permissions (JSON array) and metadata (JSON object) before and after (migration 0010). */
+  permissions_before: string | null;
+  permissions_after: string | null;
+  metadata_before: string | null;
+  metadata_after: string | null;
 }
 
 /** Every column of `audit_events`, in one fixed order (for inserts by position). */
@@ -135,6 +146,10 @@ export const AUDIT_EVENTS_TABLE_COLUMNS = Object.keys({
   request_id: true,
   client_ip: true,
   client_user_agent: true,
+  permissions_before: true,
+  permissions_after: true,
+  metadata_before: true,
+  metadata_after: true,
 } satisfies Record<keyof AuditEventsTable, true>) as (keyof AuditEventsTable)[];
 
 /** The database as Kysely sees it. */
@@ -145,6 +160,15 @@ export interface DatabaseSchema {
   audit_events: AuditEventsTable;
   verifier_keys: VerifierKeysTable;
   api_key_usage: ApiKeyUsageTable;
+  api_key_permissions: ApiKeyPermissionsTable;
+}
+
+/** One permission a key holds, in list page order (kept by triggers from `api_keys.permissions`; migration 0010). */
+export interface ApiKeyPermissionsTable {
+  organization_id: string;
+  permission: string;
+  created_at: Micros;
+  api_key_id: string;
 }
 
 /** When a key was last verified as valid (minute resolution); a key never used has no row. */

@@ -1,3 +1,4 @@
+import { grants } from '@apikeys/permissions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExpiredApiKeyError } from '../src/expired-api-key-error.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
@@ -83,7 +84,7 @@ function newestFirst(a: ApiKeyRecord, b: ApiKeyRecord): number {
  * filter by effective status (statuses.test.ts pins `effectiveStatus` down), any of a list. A null workspace filter
  * is the default workspace: a null workspace with workspace scope.
  */
-function matches(key: ApiKeyRecord, filters: ApiKeyFilters, now: EpochMicros = nowMicros()): boolean {
+export function matches(key: ApiKeyRecord, filters: ApiKeyFilters, now: EpochMicros = nowMicros()): boolean {
   const statuses: readonly EffectiveApiKeyStatus[] | undefined =
     typeof filters.status === 'string' ? [filters.status] : filters.status;
   return (
@@ -91,11 +92,13 @@ function matches(key: ApiKeyRecord, filters: ApiKeyFilters, now: EpochMicros = n
     (filters.workspaceId === undefined ||
       (key.workspaceId === filters.workspaceId && (key.workspaceId !== null || key.scope === 'workspace'))) &&
     (filters.createdByUserId === undefined ||
-      (key.createdBy.type === 'user' && key.createdBy.id === filters.createdByUserId))
+      (key.createdBy.type === 'user' && key.createdBy.id === filters.createdByUserId)) &&
+    (filters.permission === undefined ||
+      (key.permissions ?? []).some((held) => grants(held, filters.permission as string)))
   );
 }
 
-function ids(keys: readonly ApiKeyRecord[]): string[] {
+export function ids(keys: readonly ApiKeyRecord[]): string[] {
   return keys.map((key) => key.id);
 }
 
@@ -120,7 +123,7 @@ export async function listPage(
 }
 
 /** Every key of the organization matching the filters, in one page with a limit larger than any test data. */
-async function listAll(
+export async function listAll(
   store: Store,
   organizationId: string,
   filters: ApiKeyFilters = {},
@@ -189,7 +192,7 @@ async function walkBackwards(
 }
 
 /** Walks all matching keys in both directions and checks each is seen exactly once, in the expected order. */
-async function expectWalksInBothDirections(
+export async function expectWalksInBothDirections(
   store: Store,
   organizationId: string,
   limit: number,
@@ -324,6 +327,8 @@ export function describeStoreConformance(
           expiresAt: null,
           principal: null,
           lastUsedAt: null,
+          permissions: [],
+          metadata: {},
         });
         expect(Number.isSafeInteger(apiKey.createdAt)).toBe(true);
         expect(apiKey.createdAt).toBeGreaterThanOrEqual(before * 1000 - SECOND_MICROS);
@@ -1115,6 +1120,8 @@ export function describeStoreConformance(
           principal: ALICE,
           expiresAt,
           status: 'inactive',
+          permissions: ['documents.read', 'billing.*'],
+          metadata: { owner: 'team-a', limits: { daily: 10 } },
         });
 
         const { created } = await rotated(organizationId, old.id, HOUR_MICROS);
@@ -1131,6 +1138,8 @@ export function describeStoreConformance(
           expiresAt,
           principal: ALICE,
           lastUsedAt: null,
+          permissions: ['documents.read', 'billing.*'],
+          metadata: { owner: 'team-a', limits: { daily: 10 } },
         });
         expect(created.apiKey.id).not.toBe(old.id);
         expect(created.secret).toMatch(API_SECRET);

@@ -291,8 +291,13 @@ describe.each([
       for (const { steps } of plans) {
         expect(steps.join('\n')).not.toMatch(/TEMP B-TREE|^SCAN/m);
       }
-      // After the page's one search, each of its keys has its use read by the primary key of api_key_usage.
+      // After the page's one search, each of its keys has its permissions and metadata read from its row by primary
+      // key, and its use by the primary key of api_key_usage.
       expect(plans.at(-1)?.steps.slice(1)).toEqual([
+        expect.stringMatching(/^CORRELATED SCALAR SUBQUERY \d+$/),
+        expect.stringMatching(/^SEARCH p USING INDEX sqlite_autoindex_api_keys_1 \(id=\?\)$/),
+        expect.stringMatching(/^CORRELATED SCALAR SUBQUERY \d+$/),
+        expect.stringMatching(/^SEARCH p USING INDEX sqlite_autoindex_api_keys_1 \(id=\?\)$/),
         expect.stringMatching(/^CORRELATED SCALAR SUBQUERY \d+$/),
         expect.stringMatching(/^SEARCH u USING PRIMARY KEY \(api_key_id=\?\)$/),
       ]);

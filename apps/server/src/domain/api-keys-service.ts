@@ -9,10 +9,12 @@ import {
   type Creator,
   type EpochMicros,
   ExpiredApiKeyError,
+  type KeyMetadata,
   type Principal,
   type RotateApiKeyResult,
   type Store,
 } from '@apikeys/store';
+import { metadataProblem } from '@apikeys/permissions';
 import { invalidRequest } from './errors.js';
 import { type CursorParams, notFound, pageCursor, unknownCursor } from './page-cursor.js';
 
@@ -32,6 +34,10 @@ export interface UpdateApiKeyParams {
   name?: string | undefined;
   status?: ApiKeyStatus | undefined;
   expiresAt?: EpochMicros | null | undefined;
+  /** New permissions, replacing all of them. */
+  permissions?: readonly string[] | undefined;
+  /** New metadata, replacing all of it. */
+  metadata?: KeyMetadata | undefined;
   /** The moment that decides whether a new expiry lies in the future: the moment of the request. */
   now: EpochMicros;
 }
@@ -42,6 +48,8 @@ export interface CreateApiKeyParams {
   workspaceId: string | null | undefined;
   expiresAt: EpochMicros | null;
   principal: Principal | null;
+  permissions: readonly string[];
+  metadata: KeyMetadata;
   createdBy: Creator;
   now: EpochMicros;
 }
@@ -60,6 +68,17 @@ function foundKey(key: ApiKeyRecord | undefined, id: string): ApiKeyRecord {
     throw apiKeyNotFound(id);
   }
   return key;
+}
+
+/** Refuses metadata beyond the bounds the spec states and its validator cannot check (serialized size, depth). */
+function requireBoundedMetadata(metadata: unknown): void {
+  if (metadata === undefined) {
+    return;
+  }
+  const problem = metadataProblem(metadata);
+  if (problem !== undefined) {
+    throw invalidRequest('metadata', problem.replace(/^metadata: /, ''));
+  }
 }
 
 /** Refuses an expiry that is not in the future. */
@@ -106,15 +125,17 @@ export class ApiKeysService {
     params: UpdateApiKeyParams,
     context: ChangeContext,
   ): Promise<ApiKeyRecord> {
-    const { name, status, expiresAt, now } = params;
+    const { now, ...patch } = params;
+    const { expiresAt } = patch;
     requireFuture(expiresAt, now);
-    if (name === undefined && status === undefined && expiresAt === undefined) {
+    requireBoundedMetadata(patch.metadata);
+    if (Object.values(patch).every((value) => value === undefined)) {
       return this.getApiKey(organizationId, id);
     }
     let key: ApiKeyRecord | undefined;
     try {
       // The store decides whether the key has expired under the key's lock, in the statement that changes it.
-      key = await this.store.updateApiKey(organizationId, id, { name, status, expiresAt } as ApiKeyPatch, context);
+      key = await this.store.updateApiKey(organizationId, id, patch satisfies ApiKeyPatch, context);
     } catch (error) {
       if (error instanceof ExpiredApiKeyError) {
         const field = expiresAt === undefined ? 'status' : 'expires_at';
@@ -132,6 +153,7 @@ export class ApiKeysService {
     context: ChangeContext,
   ): Promise<CreatedApiKey> {
     requireFuture(params.expiresAt, params.now);
+    requireBoundedMetadata(params.metadata);
     const organizationScope = params.workspaceId === null;
     if (organizationScope && params.principal === null) {
       throw invalidRequest('workspace_id', 'null (organization scope) needs a principal; name a workspace, or omit it');
@@ -145,6 +167,8 @@ export class ApiKeysService {
         createdBy: params.createdBy,
         expiresAt: params.expiresAt,
         principal: params.principal,
+        permissions: params.permissions,
+        metadata: params.metadata,
       },
       context,
     );

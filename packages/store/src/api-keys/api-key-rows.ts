@@ -1,6 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { ApiKeysTable } from '../schema.js';
-import type { ApiKeyRecord } from '../types.js';
+import type { ApiKeyRecord, KeyMetadata } from '../types.js';
 
 /** The columns of a key, in the order of `ApiKeyValues`. */
 export const API_KEY_COLUMNS = [
@@ -16,6 +16,8 @@ export const API_KEY_COLUMNS = [
   'principal_type',
   'principal_id',
   'scope',
+  'permissions',
+  'metadata',
 ] as const;
 
 /**
@@ -27,6 +29,21 @@ const LAST_USED_AT = sql<number | string | null>`(select u.last_used_at from api
 
 /** What every read of a key selects: its columns, then when it was last used. */
 export const API_KEY_SELECTION = [...API_KEY_COLUMNS, LAST_USED_AT] as const;
+
+/** A key's column read from its row by primary key, for a page that reads the others from a covering list index. */
+const byPrimaryKey = (column: 'permissions' | 'metadata') =>
+  sql<string>`(select p.${sql.ref(column)} from api_keys as p where p.id = api_keys.id)`.as(column);
+
+/**
+ * What a list page selects: as `API_KEY_SELECTION`, but a key's permissions and metadata (which the covering list
+ * indexes do not hold: migration 0010) are read from its row by primary key, for the keys of the page only.
+ */
+export const API_KEY_PAGE_SELECTION = [
+  ...API_KEY_COLUMNS.filter((column) => column !== 'permissions' && column !== 'metadata'),
+  byPrimaryKey('permissions'),
+  byPrimaryKey('metadata'),
+  LAST_USED_AT,
+] as const;
 
 /**
  * What a verification reads of a key: its organization, its hash (compared again in constant time), the key; not
@@ -52,13 +69,15 @@ export type ApiKeyValues = [
   principal_type: ApiKeysTable['principal_type'],
   principal_id: string | null,
   scope: ApiKeysTable['scope'],
+  permissions: string,
+  metadata: string,
   /** Absent when the query did not read it. */
   last_used_at?: number | string | null,
 ];
 
 /** Maps column values to a record. Timestamps may arrive as strings from drivers that return bigints so. */
 export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
-  const [, , , , , , , , expiresAt, principalType, principalId, scope, lastUsedAt] = values;
+  const [, , , , , , , , expiresAt, principalType, principalId, scope, permissions, metadata, lastUsedAt] = values;
   return {
     id: values[0],
     name: values[1],
@@ -70,6 +89,8 @@ export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
     status: values[7],
     expiresAt: expiresAt === null ? null : Number(expiresAt),
     principal: principalType === null || principalId === null ? null : { type: principalType, id: principalId },
+    permissions: JSON.parse(permissions) as string[],
+    metadata: JSON.parse(metadata) as KeyMetadata,
     ...(lastUsedAt !== undefined && { lastUsedAt: lastUsedAt === null ? null : Number(lastUsedAt) }),
   };
 }

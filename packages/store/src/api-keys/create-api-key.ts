@@ -37,6 +37,8 @@ export async function createApiKey(
     expires_at: input.expiresAt ?? null,
     principal_type: principal?.type ?? null,
     principal_id: principal?.id ?? null,
+    permissions: JSON.stringify(input.permissions ?? []),
+    metadata: JSON.stringify(input.metadata ?? {}),
   };
   return core.inTransaction(async (trx) => {
     const created = await insertApiKey(trx, values);
@@ -117,6 +119,8 @@ export async function rotateApiKey(
     expires_at: expiresAt,
     principal_type: key.principal?.type ?? null,
     principal_id: key.principal?.id ?? null,
+    permissions: JSON.stringify(key.permissions ?? []),
+    metadata: JSON.stringify(key.metadata ?? {}),
   });
   const graceEnd = now + gracePeriodMicros;
   const previous = await core.db

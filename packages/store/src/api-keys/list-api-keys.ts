@@ -1,3 +1,4 @@
+import { namesGranting } from '@apikeys/permissions';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import { pageOf } from '../core/page.js';
 import type { StoreCore } from '../core/store-core.js';
@@ -5,7 +6,7 @@ import type { SlotFunction } from '../prepared-query.js';
 import { EFFECTIVE_API_KEY_STATUSES } from '../statuses.js';
 import { nowMicros } from '../time.js';
 import type { ApiKeyFilters, EffectiveApiKeyStatus, ListApiKeysQuery, ListApiKeysResult } from '../types.js';
-import { API_KEY_SELECTION, type ApiKeyValues, apiKeyFromValues } from './api-key-rows.js';
+import { API_KEY_PAGE_SELECTION, type ApiKeyValues, apiKeyFromValues } from './api-key-rows.js';
 
 /** The values a list query takes. */
 type ListSlot =
@@ -16,7 +17,9 @@ type ListSlot =
   | 'createdByUserId'
   | 'anchorCreatedAt'
   | 'anchorId'
-  | 'limitPlusOne';
+  | 'limitPlusOne'
+  | `grant${number}`;
+
 
 /**
  * The signed expiry of a key, spelled as in the list indexes of migration 0004 (where the why is), so that
@@ -126,37 +129,98 @@ export async function listApiKeys(
 
   const workspaceId = filters?.workspaceId;
   const createdByUserId = filters?.createdByUserId;
+  const grantedBy = filters?.permission === undefined ? undefined : namesGranting(filters.permission);
   // Walking backwards reads the index in ascending order from the cursor, then reverses the page.
   const backwards = cursor?.direction === 'before';
   // The workspace filter: none, a workspace ID, or null for the organization's default workspace.
   const workspace = workspaceId === undefined ? 'none' : workspaceId === null ? 'default' : 'id';
   const shape =
-    `API key page:${statuses?.join('+')}:${workspace}:` + `${createdByUserId !== undefined}:${cursor?.direction}`;
+    `API key page:${statuses?.join('+')}:${workspace}:` +
+    `${createdByUserId !== undefined}:${cursor?.direction}:${grantedBy?.length}`;
   const query = core.prepared.get<ListSlot>(shape, (slot) => {
     const order = backwards ? 'asc' : 'desc';
-    let select = core.db
-      .selectFrom('api_keys')
-      .select(API_KEY_SELECTION)
-      .where('organization_id', '=', slot('organizationId'));
+    const comparison = backwards ? '>' : '<';
+    /** The conditions of the filters but the permission, on the columns of `api_keys`. */
+    const conditions: RawBuilder<SqlBool>[] = [];
     if (statuses !== undefined) {
-      select = select.where(statusCondition(statuses, slot));
+      conditions.push(statusCondition(statuses, slot));
     }
     if (workspace === 'id') {
-      select = select.where('workspace_id', '=', slot('workspaceId'));
+      conditions.push(sql<SqlBool>`api_keys.workspace_id = ${slot('workspaceId')}`);
     } else if (workspace === 'default') {
       // A literal scope, so that PostgreSQL matches the predicate of the default workspace's partial index
       // (migration 0004): it cannot read `workspace_id is null` from an index in page order otherwise.
-      select = select.where(sql<SqlBool>`workspace_id is null and scope = 'workspace'`);
+      conditions.push(sql<SqlBool>`api_keys.workspace_id is null and api_keys.scope = 'workspace'`);
     }
     if (createdByUserId !== undefined) {
-      select = select.where('created_by_type', '=', 'user').where('created_by_id', '=', slot('createdByUserId'));
-    }
-    if (cursor) {
-      select = select.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('created_at', 'id'), backwards ? '>' : '<', tuple(slot('anchorCreatedAt'), slot('anchorId'))),
+      conditions.push(
+        sql<SqlBool>`api_keys.created_by_type = ${'user'} and api_keys.created_by_id = ${slot('createdByUserId')}`,
       );
     }
-    return select.orderBy('created_at', order).orderBy('id', order).limit(slot('limitPlusOne'));
+    if (grantedBy === undefined) {
+      let select = core.db
+        .selectFrom('api_keys')
+        .select(API_KEY_PAGE_SELECTION)
+        .where('organization_id', '=', slot('organizationId'));
+      for (const condition of conditions) {
+        select = select.where(condition);
+      }
+      if (cursor) {
+        select = select.where(({ eb, refTuple, tuple }) =>
+          eb(refTuple('created_at', 'id'), comparison, tuple(slot('anchorCreatedAt'), slot('anchorId'))),
+        );
+      }
+      return select.orderBy('created_at', order).orderBy('id', order).limit(slot('limitPlusOne'));
+    }
+    // The permission filter: for each name that grants the permission, the first keys that hold it and pass the
+    // other filters, read from the permissions index in page order; the page is the first of all those (a key that
+    // holds two of the names comes once).
+    const branches = grantedBy.map((_, index) => {
+      let branch = core.db
+        .selectFrom('api_key_permissions')
+        .innerJoin('api_keys', (join) =>
+          join
+            .onRef('api_keys.organization_id', '=', 'api_key_permissions.organization_id')
+            .onRef('api_keys.id', '=', 'api_key_permissions.api_key_id'),
+        )
+        .select(['api_key_permissions.created_at as page_created_at', 'api_key_permissions.api_key_id as page_key_id'])
+        .where('api_key_permissions.organization_id', '=', slot('organizationId'))
+        .where('api_key_permissions.permission', '=', slot(`grant${index}`));
+      for (const condition of conditions) {
+        branch = branch.where(condition);
+      }
+      if (cursor) {
+        branch = branch.where(({ eb, refTuple, tuple }) =>
+          eb(
+            refTuple('api_key_permissions.created_at', 'api_key_permissions.api_key_id'),
+            comparison,
+            tuple(slot('anchorCreatedAt'), slot('anchorId')),
+          ),
+        );
+      }
+      const ordered = branch
+        .orderBy('api_key_permissions.created_at', order)
+        .orderBy('api_key_permissions.api_key_id', order)
+        .limit(slot('limitPlusOne'));
+      // SQLite takes an ordered, limited member of a union only as a subquery.
+      return core.db.selectFrom(ordered.as(`granted${index}`)).select(['page_created_at', 'page_key_id']);
+    });
+    const [first, ...others] = branches;
+    if (!first) {
+      throw new Error('a permission is granted by one name at least: itself');
+    }
+    const candidates = others.reduce((union, branch) => union.union(branch), first);
+    return core.db
+      .selectFrom(candidates.as('page_keys'))
+      .innerJoin('api_keys', (join) =>
+        join.on('api_keys.organization_id', '=', slot('organizationId')).onRef('api_keys.id', '=', 'page_keys.page_key_id'),
+      )
+      .select(
+        API_KEY_PAGE_SELECTION.map((column) => (typeof column === 'string' ? (`api_keys.${column}` as const) : column)),
+      )
+      .orderBy('page_keys.page_created_at', order)
+      .orderBy('page_keys.page_key_id', order)
+      .limit(slot('limitPlusOne'));
   });
   const at = now ?? nowMicros();
   const rows = await core.run(query, {
@@ -168,7 +232,8 @@ export async function listApiKeys(
     anchorCreatedAt: anchor?.createdAt,
     anchorId: anchor?.id,
     limitPlusOne: limit + 1,
-  });
+    ...Object.fromEntries((grantedBy ?? []).map((name, index) => [`grant${index}`, name])),
+  } as Record<ListSlot, unknown>);
 
   const { page, hasMore } = pageOf(rows, limit, backwards);
   return { kind: 'page', keys: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };

@@ -57,7 +57,14 @@ export interface ApiKeyRecord {
   principal?: Principal | null | undefined;
   /** When the key was last verified as valid, to the minute; null for never (absent: not read). */
   lastUsedAt?: EpochMicros | null | undefined;
+  /** The key's permission names, in the order given (absent in a record made by hand: none). */
+  permissions?: readonly string[] | undefined;
+  /** The organization's metadata of the key, as given (absent in a record made by hand: none). */
+  metadata?: KeyMetadata | undefined;
 }
+
+/** A key's metadata: a JSON object the store keeps as given, and never interprets. */
+export type KeyMetadata = { [name: string]: unknown };
 
 /** Filters of a list; they combine with AND. */
 export interface ApiKeyFilters {
@@ -73,6 +80,11 @@ export interface ApiKeyFilters {
   workspaceId?: string | null | undefined;
   /** Keys created by this user (never a service account of the same ID). */
   createdByUserId?: string | undefined;
+  /**
+   * Keys whose permissions grant this permission name: that hold it, or a wildcard over it. Each name that grants it
+   * is read from the permissions index in page order (migration 0010).
+   */
+  permission?: string | undefined;
 }
 
 export interface ListApiKeysQuery {
@@ -93,11 +105,17 @@ export interface ApiKeyPage {
 /** What a list query found: a page, or nothing because the cursor names no key of the organization. */
 export type ListApiKeysResult = ({ kind: 'page' } & ApiKeyPage) | { kind: 'cursor_not_found' };
 
-/** The fields an update changes: at least one of them (`expiresAt: null` removes the expiry). */
-export type ApiKeyPatch =
-  | { name: string; status?: ApiKeyStatus | undefined; expiresAt?: EpochMicros | null | undefined }
-  | { name?: string | undefined; status: ApiKeyStatus; expiresAt?: EpochMicros | null | undefined }
-  | { name?: string | undefined; status?: ApiKeyStatus | undefined; expiresAt: EpochMicros | null };
+/** The fields an update changes: at least one of them (`updateApiKey` refuses an empty patch). */
+export interface ApiKeyPatch {
+  name?: string | undefined;
+  status?: ApiKeyStatus | undefined;
+  /** A new expiry; null removes it. */
+  expiresAt?: EpochMicros | null | undefined;
+  /** The key's new permissions, replacing all of them. */
+  permissions?: readonly string[] | undefined;
+  /** The key's new metadata, replacing all of it. */
+  metadata?: KeyMetadata | undefined;
+}
 
 export interface NewApiKey {
   organizationId: string;
@@ -115,6 +133,10 @@ export interface NewApiKey {
   /** When the key expires; null or undefined for never. */
   expiresAt?: EpochMicros | null | undefined;
   principal?: Principal | null | undefined;
+  /** The key's permission names; none when undefined. */
+  permissions?: readonly string[] | undefined;
+  /** The key's metadata; none (`{}`) when undefined. */
+  metadata?: KeyMetadata | undefined;
 }
 
 /** What `rotateApiKey` takes. */
@@ -157,7 +179,8 @@ export interface ApiKeyStore {
   /** Creates a key in the organization; `organization` scope without a principal is a TypeError. */
   createApiKey(input: NewApiKey, context?: ChangeContext): Promise<CreatedApiKey>;
   /**
-   * Replaces a key with a new one (new ID and secret; same name, workspace, scope, principal and expiry; status
+   * Replaces a key with a new one (new ID and secret; same name, workspace, scope, principal, expiry, permissions
+   * and metadata; status
    * active), and makes the old key expire after the grace period. Both changes commit in one transaction, or none.
    */
   rotateApiKey(input: RotateApiKeyInput, context?: ChangeContext): Promise<RotateApiKeyResult>;

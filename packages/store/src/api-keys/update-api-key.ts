@@ -24,7 +24,7 @@ import { getApiKey } from './find-api-keys.js';
 type OldValuesRead = 'lock first' | 'already locked' | 'if unchanged';
 
 /** The values an update takes. */
-type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'expiresAt' | 'updatedAt';
+type UpdateSlot = 'organizationId' | 'id' | 'name' | 'status' | 'expiresAt' | 'permissions' | 'metadata' | 'updatedAt';
 
 /** The values the event of an update takes besides the update's. */
 type UpdateEventSlot =
@@ -41,6 +41,8 @@ const UPDATED_FIELDS = [
   { field: 'name', column: 'name' },
   { field: 'status', column: 'status' },
   { field: 'expiresAt', column: 'expires_at' },
+  { field: 'permissions', column: 'permissions' },
+  { field: 'metadata', column: 'metadata' },
 ] as const;
 
 /** The columns the event of an update sets (the others are null). */
@@ -63,6 +65,10 @@ const UPDATE_EVENT_COLUMNS = [
   'request_id',
   'client_ip',
   'client_user_agent',
+  'permissions_before',
+  'permissions_after',
+  'metadata_before',
+  'metadata_after',
 ] as const satisfies readonly (keyof AuditEventsTable)[];
 
 /** The values of an update's event that come from its context. */
@@ -98,7 +104,7 @@ export async function updateApiKey(
   patch: ApiKeyPatch,
   context = OPERATOR_CHANGES,
 ): Promise<ApiKeyRecord | undefined> {
-  if (patch.name === undefined && patch.status === undefined && patch.expiresAt === undefined) {
+  if (UPDATED_FIELDS.every(({ field }) => patch[field] === undefined)) {
     throw new TypeError('updateApiKey needs a patch that changes a field');
   }
   const update = preparedApiKeyUpdate(core, organizationId, id, patch, context);
@@ -126,6 +132,9 @@ function preparedApiKeyUpdate(
   context: ChangeContext,
 ): PreparedWrite<ApiKeyRecord | undefined> {
   const { name, status, expiresAt } = patch;
+  // Stored as the JSON text they are returned as.
+  const permissions = patch.permissions === undefined ? undefined : JSON.stringify(patch.permissions);
+  const metadata = patch.metadata === undefined ? undefined : JSON.stringify(patch.metadata);
   const postgres = isPostgres(core.db);
   // Only an expired key's name and archival may change: the statements refuse the other changes (`unexpired`).
   const guarded = revivesExpiredKeys(patch);
@@ -135,13 +144,15 @@ function preparedApiKeyUpdate(
     name,
     status,
     expiresAt,
+    permissions,
+    metadata,
     // PostgreSQL's statement reads the database's clock once it holds the row's lock; SQLite's group commit puts
     // the time in when the write runs.
     updatedAt: postgres ? nowMicros() : WRITE_TIME,
     eventIdSuffix: auditEventIdSuffix(),
     ...updateEventValues(context),
   };
-  const shape = `${name !== undefined}:${status !== undefined}:${expiresAt !== undefined}:${guarded}`;
+  const shape = `${UPDATED_FIELDS.map(({ field }) => patch[field] !== undefined).join(':')}:${guarded}`;
   const changed = UPDATED_FIELDS.filter(({ field }) => patch[field] !== undefined);
   let statements: PreparedQuery<UpdateSlot | UpdateEventSlot>[];
   let statementsUnderLock: PreparedQuery<UpdateSlot | UpdateEventSlot>[] | undefined;
@@ -162,6 +173,8 @@ function preparedApiKeyUpdate(
           ...(name !== undefined && { name: slot('name') }),
           ...(status !== undefined && { status: slot('status') }),
           ...(expiresAt !== undefined && { expires_at: slot('expiresAt') }),
+          ...(permissions !== undefined && { permissions: slot('permissions') }),
+          ...(metadata !== undefined && { metadata: slot('metadata') }),
           updated_at: slot('updatedAt'),
         })
         .where('organization_id', '=', slot('organizationId'))
@@ -219,13 +232,14 @@ function updateWithEvent(
   const unchanged = sql.raw(read === 'if unchanged' ? ' and k.xmin = old.version' : '');
   const conditions = guarded ? sql` and ${unexpired(DATABASE_NOW_MICROS, 'old')}` : sql``;
   const statement = sql`with old as (
-        select id, xmin as version, name, status, expires_at from api_keys
+        select id, xmin as version, name, status, expires_at, permissions, metadata from api_keys
         where organization_id = ${slot('organizationId')} and id = ${slot('id')}${lock}
       ), updated as (
         update api_keys as k set ${sql.join([...assignments, sql`updated_at = ${slot('updatedAt')}`])}
         from old where k.organization_id = ${slot('organizationId')} and k.id = old.id${unchanged}${conditions}
         returning ${sql.join(API_KEY_COLUMNS.map((column) => sql.ref(`k.${column}`)))},
-          old.name as name_before, old.status as status_before, old.expires_at as expires_at_before
+          old.name as name_before, old.status as status_before, old.expires_at as expires_at_before,
+          old.permissions as permissions_before, old.metadata as metadata_before
       ), event as (
         insert into audit_events (${sql.join(UPDATE_EVENT_COLUMNS.map((column) => sql.ref(column)))})
         select ${slot('organizationId')},
@@ -233,10 +247,12 @@ function updateWithEvent(
             || ${slot('eventIdSuffix')}, clock.now, 'api_key.updated',
           ${slot('actorType')}, ${slot('actorId')}, ${slot('actorName')}, 'api_key', id,
           name_before, name, status_before, status, expires_at_before, expires_at,
-          ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')}
+          ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')},
+          permissions_before, permissions, metadata_before, metadata
         from updated cross join lateral (select ${DATABASE_NOW_MICROS} as now where updated.id is not null) as clock
         where name_before is distinct from name or status_before is distinct from status
-          or expires_at_before is distinct from expires_at
+          or expires_at_before is distinct from expires_at or permissions_before is distinct from permissions
+          or metadata_before is distinct from metadata
       )
       select ${sql.join(API_KEY_COLUMNS.map((column) => sql.ref(column)))},
         (select u.last_used_at from api_key_usage as u where u.api_key_id = updated.id) as last_used_at
@@ -256,7 +272,7 @@ function eventOfUpdate(
 ): Compilable {
   const after = (field: (typeof UPDATED_FIELDS)[number]) =>
     changed.includes(field) ? slot(field.field) : sql.ref(field.column);
-  const [name, status, expiresAt] = UPDATED_FIELDS;
+  const [name, status, expiresAt, permissions, metadata] = UPDATED_FIELDS;
   const differs = changed.map((field) => sql`${sql.ref(field.column)} is not ${slot(field.field)}`);
   const conditions = guarded ? sql` and ${unexpired(slot('updatedAt'))}` : sql``;
   const statement = sql`insert into audit_events (${sql.join(UPDATE_EVENT_COLUMNS.map((column) => sql.ref(column)))})
@@ -265,7 +281,8 @@ function eventOfUpdate(
           || ${slot('eventIdSuffix')}, ${slot('updatedAt')}, 'api_key.updated',
         ${slot('actorType')}, ${slot('actorId')}, ${slot('actorName')}, 'api_key', id,
         name, ${after(name)}, status, ${after(status)}, expires_at, ${after(expiresAt)},
-        ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')}
+        ${slot('requestId')}, ${slot('clientIp')}, ${slot('clientUserAgent')},
+        permissions, ${after(permissions)}, metadata, ${after(metadata)}
       from api_keys
       where organization_id = ${slot('organizationId')} and id = ${slot('id')}
         and (${sql.join(differs, sql` or `)})${conditions}`;

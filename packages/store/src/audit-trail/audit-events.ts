@@ -55,6 +55,10 @@ export interface RecordedFields {
   name: string | null;
   status: ApiKeyStatus | AdminKeyStatus | null;
   expiresAt: EpochMicros | null;
+  /** An API key's permissions as JSON text (as `api_keys.permissions` holds them); null for none recorded. */
+  permissions?: string | null | undefined;
+  /** An API key's metadata as JSON text (as `api_keys.metadata` holds it); null for none recorded. */
+  metadata?: string | null | undefined;
 }
 
 /** The recorded fields of something that did not exist yet. */
@@ -104,6 +108,10 @@ export function eventRow(facts: EventFacts, context: ChangeContext): AuditEvents
     status_after: facts.after.status,
     expires_at_before: facts.before.expiresAt,
     expires_at_after: facts.after.expiresAt,
+    permissions_before: facts.before.permissions ?? null,
+    permissions_after: facts.after.permissions ?? null,
+    metadata_before: facts.before.metadata ?? null,
+    metadata_after: facts.after.metadata ?? null,
     related_type: facts.related?.type ?? null,
     related_id: facts.related?.id ?? null,
     key_count: facts.keyCount ?? null,
@@ -112,6 +120,9 @@ export function eventRow(facts: EventFacts, context: ChangeContext): AuditEvents
 
 /** Column values as drivers return them: bigints may arrive as strings. */
 type Loose<Row> = { [Column in keyof Row]: Row[Column] | (Row[Column] extends number | null ? string : never) };
+
+/** A recorded JSON value (permissions, metadata), or null. */
+const parsed = <T>(json: string | null): T | null => (json === null ? null : (JSON.parse(json) as T));
 
 const micros = (value: number | string | null): EpochMicros | null => (value === null ? null : Number(value));
 
@@ -133,6 +144,14 @@ export function toAuditEvent(row: Loose<AuditEventsTable>): AuditEventRecord {
   }
   if (expiresAt) {
     changes.expiresAt = expiresAt;
+  }
+  const permissions = fieldChange(row.permissions_before, row.permissions_after);
+  if (permissions) {
+    changes.permissions = { from: parsed(permissions.from), to: parsed(permissions.to) };
+  }
+  const metadata = fieldChange(row.metadata_before, row.metadata_after);
+  if (metadata) {
+    changes.metadata = { from: parsed(metadata.from), to: parsed(metadata.to) };
   }
   return {
     id: row.id,

@@ -16,7 +16,18 @@ export async function recordEvent(core: StoreCore, facts: EventFacts, context: C
 
 /** The fields of a key that audit events record. */
 export function recordedFields(key: ApiKeyRecord | AdminKeyRecord): RecordedFields {
-  return { name: key.name, status: key.status, expiresAt: 'expiresAt' in key ? (key.expiresAt ?? null) : null };
+  const fields: RecordedFields = {
+    name: key.name,
+    status: key.status,
+    expiresAt: 'expiresAt' in key ? (key.expiresAt ?? null) : null,
+  };
+  if ('permissions' in key && key.permissions !== undefined && key.permissions.length > 0) {
+    fields.permissions = JSON.stringify(key.permissions);
+  }
+  if ('metadata' in key && key.metadata !== undefined && Object.keys(key.metadata).length > 0) {
+    fields.metadata = JSON.stringify(key.metadata);
+  }
+  return fields;
 }
 
 /** What a creation records: the new item (`target`), what it is (`after`), and the key it replaces, if any. */

@@ -1,4 +1,4 @@
-import type { ApiKeyStatus } from '../api-keys/types.js';
+import type { ApiKeyStatus, KeyMetadata } from '../api-keys/types.js';
 import type { AdminKeyStatus } from '../credentials/types.js';
 import type { AuditActor, AuditClient, EpochMicros, PageCursor } from '../shared-types.js';
 
@@ -30,6 +30,10 @@ export interface AuditChanges {
   name?: FieldChange<string>;
   status?: FieldChange<ApiKeyStatus | AdminKeyStatus>;
   expiresAt?: FieldChange<EpochMicros>;
+  /** An API key's permission names, the whole list before and after. */
+  permissions?: FieldChange<readonly string[]>;
+  /** An API key's metadata, the whole object before and after. */
+  metadata?: FieldChange<KeyMetadata>;
 }
 
 /** A recorded change. Immutable: no store call changes or deletes one. Never holds a secret or its hash. */

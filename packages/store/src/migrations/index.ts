@@ -8,6 +8,7 @@ import * as auditEventsUnlockedOrganization from './0006-audit-events-unlocked-o
 import * as verifierKeys from './0007-verifier-keys.js';
 import * as apiKeyUsage from './0008-api-key-usage.js';
 import * as expiriesWithinRange from './0009-expiries-within-range.js';
+import * as permissionsAndMetadata from './0010-permissions-and-metadata.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-verifier-keys': verifierKeys,
   '0008-api-key-usage': apiKeyUsage,
   '0009-expiries-within-range': expiriesWithinRange,
+  '0010-permissions-and-metadata': permissionsAndMetadata,
 };
 
 /** Supplies the migrations from code, so they work the same from source, from a bundle and in tests. */

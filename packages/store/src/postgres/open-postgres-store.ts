@@ -61,6 +61,8 @@ const API_KEY_COLUMN_TYPES: Record<keyof ApiKeysTable, string> = {
   principal_type: 'text',
   principal_id: 'text',
   scope: 'text',
+  permissions: 'text',
+  metadata: 'text',
 };
 
 const AUDIT_EVENT_COLUMN_TYPES: Record<keyof AuditEventsTable, string> = {
@@ -85,6 +87,10 @@ const AUDIT_EVENT_COLUMN_TYPES: Record<keyof AuditEventsTable, string> = {
   request_id: 'text',
   client_ip: 'text',
   client_user_agent: 'text',
+  permissions_before: 'text',
+  permissions_after: 'text',
+  metadata_before: 'text',
+  metadata_after: 'text',
 };
 
 /**

@@ -26,6 +26,23 @@ const EXPIRED_SHARE = 0.03;
 const EXPIRING_SHARE = 0.1;
 /** Share of seeded keys bound to a principal (the user who created them); half of those have organization scope. */
 const PRINCIPAL_SHARE = 0.02;
+/**
+ * The permissions of seeded keys with the lifecycle, by the key's position (no random draw, so the spread of
+ * everything else stays what it was): two in five hold none; `documents.read` is granted to two in five, one of
+ * them through a wildcard.
+ */
+const SEEDED_PERMISSIONS = [
+  '[]',
+  '[]',
+  '[]',
+  '[]',
+  '["documents.read"]',
+  '["documents.read","documents.write"]',
+  '["documents.*"]',
+  '["billing.read"]',
+  '["*"]',
+  '["billing.read","billing.write"]',
+] as const;
 const DAY_MICROS = 86_400_000_000;
 const YEAR_MICROS = 365 * DAY_MICROS;
 
@@ -72,6 +89,8 @@ function* seedRows(options: SeedOptions, chunkSize: number): Generator<ApiKeysTa
       principal_type: bound ? 'user' : null,
       principal_id: bound ? createdById : null,
       scope: organizationScope ? 'organization' : 'workspace',
+      permissions: options.lifecycle ? (SEEDED_PERMISSIONS[i % SEEDED_PERMISSIONS.length] ?? '[]') : '[]',
+      metadata: '{}',
     });
     if (chunk.length === chunkSize) {
       yield chunk;

@@ -14,7 +14,8 @@ export interface SeedOptions {
   seed: number;
   /**
    * Also spread the attributes of API version v2026_10_21: about 3% of keys already expired, 10% expiring a day to a
-   * year later, 2% bound to their creating user (half of those with organization scope). Off by default, so that
+   * year later, 2% bound to their creating user (half of those with organization scope); three in five hold
+   * permissions (`documents.read`, `documents.*`, `*`, `billing.read`...). Off by default, so that
    * seeded keys are what they were before that version (keys any status update may change).
    */
   lifecycle?: boolean | undefined;

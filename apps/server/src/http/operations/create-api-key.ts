@@ -19,6 +19,8 @@ export const createApiKey = {
           workspaceId: storedWorkspaceOfNewKey(body.workspace_id, context.defaultWorkspaceId),
           expiresAt: expiresAtOf(body.expires_at ?? null),
           principal: principalOf(body.principal),
+          permissions: body.permissions ?? [],
+          metadata: body.metadata ?? {},
           createdBy: creatorOf(caller),
           now: context.now,
         },

@@ -39,6 +39,7 @@ export const listApiKeys = {
           status: query.status,
           workspaceId: await storedWorkspaceFilter(query.workspace_id, caller.defaultWorkspaceId),
           createdByUserId: query.created_by_user_id,
+          permission: query.permission,
         },
         now: context.now,
       });

@@ -1,4 +1,5 @@
 import { LATEST_EXPIRY, type v2026_10_21 } from '@apikeys/api-types';
+import { type PermissionQuery, PermissionQueryError, permissionQuery } from '@apikeys/permissions';
 import { type Principal, rfc3339ToMicros } from '@apikeys/store';
 import { invalidRequest } from '../../domain/errors.js';
 
@@ -42,4 +43,22 @@ export function principalOf(principal: Schemas['ApiKeyPrincipal'] | null | undef
   return principal.type === 'user_actor'
     ? { type: 'user', id: principal.user_id }
     : { type: 'service_account', id: principal.service_account_id };
+}
+
+/**
+ * A verification's permission requirement (`PermissionQuery`), parsed (each text once per process, then
+ * remembered); undefined without one. A malformed query is refused with the position where it goes wrong.
+ */
+export function permissionRequirementOf(text: string | undefined): PermissionQuery | undefined {
+  if (text === undefined) {
+    return undefined;
+  }
+  try {
+    return permissionQuery(text);
+  } catch (error) {
+    if (error instanceof PermissionQueryError) {
+      throw invalidRequest('permissions', error.message);
+    }
+    throw error;
+  }
 }

@@ -22,7 +22,10 @@ export const updateApiKey = {
       return toApiKeyJsonV2023_06_01(key, now);
     },
 
-  /** `null` leaves a field unchanged, except `expires_at`, where it removes the expiry. */
+  /**
+   * `null` leaves a field unchanged, except `expires_at`, where it removes the expiry; `permissions` and `metadata`
+   * replace the whole value.
+   */
   v2026_10_21:
     ({ apiKeys, clock }: Services): OperationHandler<V2026_10_21, 'updateApiKey'> =>
     async ({ caller, changes, path, body }) => {
@@ -34,6 +37,8 @@ export const updateApiKey = {
           name: body.name ?? undefined,
           status: body.status ?? undefined,
           expiresAt: expiresAtOf(body.expires_at),
+          permissions: body.permissions ?? undefined,
+          metadata: body.metadata ?? undefined,
           now: context.now,
         },
         changes,

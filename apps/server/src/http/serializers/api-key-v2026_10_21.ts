@@ -32,5 +32,7 @@ export function toApiKeyJson(key: ApiKeyRecord, context: SerializeContext): Sche
         ? { type: 'organization' }
         : { type: 'workspace', workspace_id: shownWorkspaceId(key.workspaceId, context.defaultWorkspaceId) },
     status: effectiveStatus(key, context.now),
+    permissions: [...(key.permissions ?? [])],
+    metadata: key.metadata ?? {},
   };
 }

@@ -7,11 +7,16 @@ const targetJson = (target: AuditTarget): Schemas['AuditTarget'] => ({ type: tar
 
 const timestampOrNull = (micros: number | null) => (micros === null ? null : microsToRfc3339(micros));
 
-function changesJson({ name, status, expiresAt }: AuditEventRecord['changes']): Schemas['AuditChanges'] {
+const listOrNull = (names: readonly string[] | null) => (names === null ? null : [...names]);
+
+function changesJson(changes: AuditEventRecord['changes']): Schemas['AuditChanges'] {
+  const { name, status, expiresAt, permissions, metadata } = changes;
   return {
     ...(name && { name: { from: name.from, to: name.to } }),
     ...(status && { status: { from: status.from, to: status.to } }),
     ...(expiresAt && { expires_at: { from: timestampOrNull(expiresAt.from), to: timestampOrNull(expiresAt.to) } }),
+    ...(permissions && { permissions: { from: listOrNull(permissions.from), to: listOrNull(permissions.to) } }),
+    ...(metadata && { metadata: { from: metadata.from, to: metadata.to } }),
   };
 }
 

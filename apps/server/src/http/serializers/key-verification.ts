@@ -14,7 +14,10 @@ const VERIFICATION_CODES = {
   expired: 'EXPIRED',
 } as const satisfies Record<EffectiveApiKeyStatus, Schemas['VerificationCode']>;
 
-/** A verification as `KeyVerification`: valid only for an active key; the key, never its secret, when found. */
+/**
+ * A verification as `KeyVerification`: valid only for an active key that satisfies the request's permission
+ * requirement; the key, never its secret, when found.
+ */
 export function toKeyVerificationJson(
   verification: Verification,
   organizationId: string,
@@ -23,11 +26,12 @@ export function toKeyVerificationJson(
   if (!verification.found) {
     return { valid: false, code: 'NOT_FOUND', key: null };
   }
-  const { key, status } = verification;
+  const { key, status, permitted } = verification;
   const shown = toApiKeyJson(key, context);
+  const valid = status === 'active' && permitted;
   return {
-    valid: status === 'active',
-    code: VERIFICATION_CODES[status],
+    valid,
+    code: status === 'active' && !permitted ? 'INSUFFICIENT_PERMISSIONS' : VERIFICATION_CODES[status],
     key: {
       id: shown.id,
       type: shown.type,
@@ -37,6 +41,8 @@ export function toKeyVerificationJson(
       principal: shown.principal,
       expires_at: shown.expires_at,
       status,
+      permissions: shown.permissions,
+      metadata: shown.metadata,
     },
   };
 }
