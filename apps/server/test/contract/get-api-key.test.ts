@@ -124,6 +124,8 @@ describe('getApiKey', () => {
         status: 'inactive',
         expiresAt: Date.parse(expiry) * 1000 + 456,
         principal: { type: 'service_account', id: 'svcacct_robot' },
+        permissions: ['documents.read', 'admin.*'],
+        metadata: { owner: 'team-a', tier: { name: 'gold', seats: 5 } },
       });
 
       const { response, body } = await getRaw(LATEST, apiKey.id);
@@ -141,6 +143,8 @@ describe('getApiKey', () => {
         principal: { type: 'service_account_actor', service_account_id: 'svcacct_robot' },
         scope: { type: 'workspace', workspace_id: 'wrkspc_prod' },
         status: 'inactive',
+        permissions: ['documents.read', 'admin.*'],
+        metadata: { owner: 'team-a', tier: { name: 'gold', seats: 5 } },
       });
     });
 

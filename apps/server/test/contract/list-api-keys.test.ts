@@ -213,6 +213,8 @@ describe('listApiKeys', () => {
         status: 'inactive',
         expiresAt: Date.parse(expiry) * 1000 + 456,
         principal: { type: 'user', id: 'user_alice' },
+        permissions: ['billing.*'],
+        metadata: { plan: 'pro' },
       });
       const { workspace_id: _, ...shared } = toApiKeyJson(apiKey, nowMicros());
 
@@ -226,6 +228,8 @@ describe('listApiKeys', () => {
           principal: { type: 'user_actor', user_id: 'user_alice' },
           scope: { type: 'workspace', workspace_id: 'wrkspc_billing' },
           status: 'inactive',
+          permissions: ['billing.*'],
+          metadata: { plan: 'pro' },
         },
       ]);
     });

@@ -238,6 +238,8 @@ describe('updateApiKey', () => {
           'principal',
           'scope',
           'status',
+          'permissions',
+          'metadata',
         ].sort(),
       );
       expect(body).toMatchObject({ scope: { type: 'workspace', workspace_id: 'wrkspc_update' }, expires_at: null });

@@ -95,6 +95,8 @@ describe('verifyApiKey', () => {
           principal: null,
           expires_at: null,
           status: 'active',
+          permissions: [],
+          metadata: {},
         },
       });
       expect(text).not.toContain(secret);

@@ -43,7 +43,7 @@ describe('VerificationService', () => {
 
     const verdict = await new VerificationService(keys).verifyApiKey(ORGANIZATION, CURRENT, NOW);
 
-    expect(verdict).toEqual({ found: true, key: keyOf().apiKey, status: 'active' });
+    expect(verdict).toEqual({ found: true, key: keyOf().apiKey, status: 'active', permitted: true });
     expect(keys.lookups).toEqual([hashSecret(CURRENT)]);
   });
 
