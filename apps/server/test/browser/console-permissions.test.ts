@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KEY_METADATA, LATEST_API_VERSION } from '@apikeys/api-types';
-import { API_KEYS_PATH, startTestServer, type TestServer } from '@apikeys/server/testing';
-import { openSqliteStore } from '@apikeys/store';
+import { API_KEYS_PATH, DEFAULT_ORGANIZATION, startTestServer, type TestServer } from '@apikeys/server/testing';
+import { ExpiredApiKeyError, openSqliteStore } from '@apikeys/store';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seriousViolations } from './support/accessibility.js';
 import { launchChromium, openRecordedPage, type PageActivity } from './support/recorded-page.js';
 
@@ -232,6 +232,30 @@ describe("keys' permissions and metadata in the admin console in Chromium", () =
     expect(JSON.parse(await metadata.inputValue())).toEqual({ owner: 'team-search' });
   });
 
+  it("shows the API's refusal of a change the console let through (the key expired meanwhile), keeping what was typed", async () => {
+    const permissions = page.getByLabel('Permissions', { exact: true });
+    const alert = page.getByRole('alert');
+    const record = await server.store.getApiKey(DEFAULT_ORGANIZATION.id, createdId);
+    if (record === undefined) {
+      throw new Error(`${createdId} is not in the store`);
+    }
+    const refusal = vi.spyOn(server.store, 'updateApiKey').mockRejectedValue(new ExpiredApiKeyError(record));
+    try {
+      await permissions.fill('documents.read');
+      await page.getByRole('button', { name: 'Save permissions and metadata' }).click();
+
+      await expect.poll(() => alert.textContent()).toContain('Saving the permissions and metadata failed');
+      expect(await alert.textContent()).toContain('invalid_request_error');
+      expect(await alert.textContent()).toContain('an expired key can only be renamed or archived');
+      expect(await alert.getByTestId('request-id').textContent()).toMatch(/^req_/);
+      expect(updates().at(-1)).toEqual({ permissions: ['documents.read'] });
+      expect(await permissions.inputValue()).toBe('documents.read');
+      await expectAccessible("a key's page after a refused save");
+    } finally {
+      refusal.mockRestore();
+    }
+  });
+
   it('filters the list by a permission: keys holding it or a wildcard over it, and not the others', async () => {
     await page.goto(consoleUrl);
     await page.locator('tbody tr').first().waitFor();
@@ -271,8 +295,8 @@ describe("keys' permissions and metadata in the admin console in Chromium", () =
     await expect.poll(async () => (await listedIds()).includes(keys.billing)).toBe(true);
   });
 
-  it('sent every request to this server, none refused, and threw nothing', async () => {
-    expect(activity.failedResponses).toEqual([]);
+  it('sent every request to this server, refused only the save the test made the server refuse, and threw nothing', async () => {
+    expect(activity.failedResponses).toEqual([`400 POST ${keyPath()}`]);
     expect(activity.aborted).toEqual([]);
     expect(activity.requests.filter((url) => url.origin !== server.baseUrl)).toEqual([]);
     expect(activity.errors).toEqual([]);
