@@ -4,8 +4,10 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
 import { FieldProblem } from '../components/field-problem.js';
+import { MetadataHelp, PermissionsHelp } from '../components/key-attribute-help.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { utcInputToIso } from '../format.js';
+import { readMetadata, readPermissions } from '../key-attributes.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
 import { refreshAfterChange } from '../query-keys.js';
@@ -14,6 +16,8 @@ import { useSession } from '../session.js';
 interface Problems {
   name?: string;
   expires_at?: string;
+  permissions?: string;
+  metadata?: string;
 }
 
 /** The form's fields as the body of `createApiKey`, or what is wrong with them. */
@@ -30,7 +34,15 @@ function readForm(form: FormData): { body: CreateApiKeyBody } | { problems: Prob
   if (expiry !== '' && expiresAt === null) {
     problems.expires_at = 'Enter a date and a time, or leave the field empty.';
   }
-  if (Object.keys(problems).length > 0) {
+  const permissions = readPermissions(String(form.get('permissions') ?? ''));
+  if ('problem' in permissions) {
+    problems.permissions = permissions.problem;
+  }
+  const metadata = readMetadata(String(form.get('metadata') ?? ''));
+  if ('problem' in metadata) {
+    problems.metadata = metadata.problem;
+  }
+  if ('problem' in permissions || 'problem' in metadata || Object.keys(problems).length > 0) {
     return { problems };
   }
   return {
@@ -38,6 +50,9 @@ function readForm(form: FormData): { body: CreateApiKeyBody } | { problems: Prob
       name,
       ...(workspace === '' ? {} : { workspace_id: workspace }),
       ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+      // Empty fields are left out: a key is created with no permissions and no metadata.
+      ...(permissions.value.length === 0 ? {} : { permissions: permissions.value }),
+      ...(Object.keys(metadata.value).length === 0 ? {} : { metadata: metadata.value }),
     },
   };
 }
@@ -69,6 +84,9 @@ export function CreateKey() {
     setProblems({});
     create.mutate(read.body);
   }
+
+  const describedBy = (field: 'permissions' | 'metadata') =>
+    `${id}-${field}-help${problems[field] === undefined ? '' : ` ${id}-${field}-problem`}`;
 
   // The form and the result replace each other: the focus follows, to the result's heading, or back to the name.
   useEffect(() => {
@@ -151,6 +169,36 @@ export function CreateKey() {
             Empty: the key never expires.
           </p>
           <FieldProblem id={`${id}-expires-problem`} problem={problems.expires_at} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-permissions`}>Permissions (optional)</label>
+          <textarea
+            id={`${id}-permissions`}
+            name="permissions"
+            rows={3}
+            placeholder="documents.read"
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={problems.permissions !== undefined}
+            aria-describedby={describedBy('permissions')}
+          />
+          <PermissionsHelp id={`${id}-permissions-help`} />
+          <FieldProblem id={`${id}-permissions-problem`} problem={problems.permissions} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-metadata`}>Metadata, a JSON object (optional)</label>
+          <textarea
+            id={`${id}-metadata`}
+            name="metadata"
+            rows={4}
+            placeholder='{"owner": "team-billing"}'
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={problems.metadata !== undefined}
+            aria-describedby={describedBy('metadata')}
+          />
+          <MetadataHelp id={`${id}-metadata-help`} />
+          <FieldProblem id={`${id}-metadata-problem`} problem={problems.metadata} />
         </div>
         <button type="submit" className="button" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create the key'}
