@@ -4,7 +4,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
 import { FieldProblem } from '../components/field-problem.js';
-import { MetadataHelp, PermissionsHelp } from '../components/key-attribute-help.js';
+import { type AttributeProblems, KeyAttributeFields } from '../components/key-attribute-fields.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { utcInputToIso } from '../format.js';
 import { readMetadata, readPermissions } from '../key-attributes.js';
@@ -13,11 +13,9 @@ import { usePageTitle } from '../page-title.js';
 import { refreshAfterChange } from '../query-keys.js';
 import { useSession } from '../session.js';
 
-interface Problems {
+interface Problems extends AttributeProblems {
   name?: string;
   expires_at?: string;
-  permissions?: string;
-  metadata?: string;
 }
 
 /** The form's fields as the body of `createApiKey`, or what is wrong with them. */
@@ -84,9 +82,6 @@ export function CreateKey() {
     setProblems({});
     create.mutate(read.body);
   }
-
-  const describedBy = (field: 'permissions' | 'metadata') =>
-    `${id}-${field}-help${problems[field] === undefined ? '' : ` ${id}-${field}-problem`}`;
 
   // The form and the result replace each other: the focus follows, to the result's heading, or back to the name.
   useEffect(() => {
@@ -170,36 +165,7 @@ export function CreateKey() {
           </p>
           <FieldProblem id={`${id}-expires-problem`} problem={problems.expires_at} />
         </div>
-        <div className="field">
-          <label htmlFor={`${id}-permissions`}>Permissions (optional)</label>
-          <textarea
-            id={`${id}-permissions`}
-            name="permissions"
-            rows={3}
-            placeholder="documents.read"
-            spellCheck={false}
-            autoComplete="off"
-            aria-invalid={problems.permissions !== undefined}
-            aria-describedby={describedBy('permissions')}
-          />
-          <PermissionsHelp id={`${id}-permissions-help`} />
-          <FieldProblem id={`${id}-permissions-problem`} problem={problems.permissions} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-metadata`}>Metadata, a JSON object (optional)</label>
-          <textarea
-            id={`${id}-metadata`}
-            name="metadata"
-            rows={4}
-            placeholder='{"owner": "team-billing"}'
-            spellCheck={false}
-            autoComplete="off"
-            aria-invalid={problems.metadata !== undefined}
-            aria-describedby={describedBy('metadata')}
-          />
-          <MetadataHelp id={`${id}-metadata-help`} />
-          <FieldProblem id={`${id}-metadata-problem`} problem={problems.metadata} />
-        </div>
+        <KeyAttributeFields id={id} problems={problems} optional />
         <button type="submit" className="button" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create the key'}
         </button>

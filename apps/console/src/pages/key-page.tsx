@@ -5,7 +5,7 @@ import { Link, useParams } from 'react-router';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { FieldProblem } from '../components/field-problem.js';
-import { MetadataHelp, PermissionsHelp } from '../components/key-attribute-help.js';
+import { MetadataView, PermissionList } from '../components/key-attribute-view.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
@@ -17,30 +17,14 @@ import {
   isoToUtcInput,
   utcInputToIso,
 } from '../format.js';
-import {
-  changedAttributes,
-  type KeyMetadata,
-  metadataText,
-  permissionsText,
-  readMetadata,
-  readPermissions,
-} from '../key-attributes.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
 import { queryKeys, refreshAfterChange } from '../query-keys.js';
 import { GRACE_PERIODS } from '../rotation.js';
 import { useSession } from '../session.js';
 import { AuditHistory } from './audit-history.js';
-
-/** Updates the key, then refreshes what shows it: the key itself, the lists, and its history. */
-function useUpdateKey(id: string) {
-  const { client } = useSession();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: UpdateApiKeyBody) => client.apiKeys.update(id, body),
-    onSuccess: (key) => refreshAfterChange(queryClient, key),
-  });
-}
+import { KeyAttributesCard } from './key-attributes-card.js';
+import { ActionOutcome, useUpdateKey } from './key-update.js';
 
 function Rename({ apiKey }: { apiKey: ApiKey }) {
   const update = useUpdateKey(apiKey.id);
@@ -182,28 +166,6 @@ function KeyFields({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
-/** A key's permissions, each a chip, in the order the key holds them; `None` for none. */
-function PermissionList({ permissions }: { permissions: readonly string[] }) {
-  if (permissions.length === 0) {
-    return 'None';
-  }
-  return (
-    <ul className="chips">
-      {permissions.map((name) => (
-        <li key={name}>
-          <code>{name}</code>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/** A key's metadata as indented JSON; `None` for none. */
-function MetadataView({ metadata }: { metadata: KeyMetadata }) {
-  const text = metadataText(metadata);
-  return text === '' ? 'None' : <pre className="json">{text}</pre>;
-}
-
 /** The status changes offered by a button each, to a key whose status is one of `from`, and what is announced after. */
 const STATUS_CHANGES: readonly {
   label: string;
@@ -292,18 +254,6 @@ function StatusActions({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
-/** What an action of a section came to: its message once done (announced), or the API's error when it failed. */
-function ActionOutcome({ done, failure, title }: { done: string | null; failure: unknown; title: string }) {
-  return (
-    <>
-      <p role="status" className="muted">
-        {done}
-      </p>
-      {failure ? <ErrorNotice error={failure} title={title} /> : null}
-    </>
-  );
-}
-
 /** Sets or removes the expiry; the time is typed in UTC, as the console shows every time. */
 function Expiry({ apiKey }: { apiKey: ApiKey }) {
   const update = useUpdateKey(apiKey.id);
@@ -376,108 +326,6 @@ function Expiry({ apiKey }: { apiKey: ApiKey }) {
         <FieldProblem id={`${id}-problem`} problem={problem} />
       </form>
       <ActionOutcome done={done} failure={update.isError ? update.error : null} title="Changing the expiry failed" />
-    </section>
-  );
-}
-
-interface AttributeProblems {
-  permissions?: string;
-  metadata?: string;
-}
-
-/** What a save announces, by the fields it sent. */
-function savedMessage(sent: { permissions?: unknown; metadata?: unknown }): string {
-  if (sent.permissions !== undefined && sent.metadata !== undefined) {
-    return 'The permissions and the metadata are saved.';
-  }
-  return sent.permissions === undefined ? 'The metadata is saved.' : 'The permissions are saved.';
-}
-
-/**
- * Edits the permissions and the metadata, each replaced as a whole; both are checked against the spec's limits, and
- * only what changed is sent.
- */
-function Attributes({ apiKey }: { apiKey: ApiKey }) {
-  const update = useUpdateKey(apiKey.id);
-  const [problems, setProblems] = useState<AttributeProblems>({});
-  const [done, setDone] = useState<string | null>(null);
-  const id = useId();
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const permissions = readPermissions(String(form.get('permissions') ?? ''));
-    const metadata = readMetadata(String(form.get('metadata') ?? ''));
-    setDone(null);
-    const found: AttributeProblems = {
-      ...('problem' in permissions ? { permissions: permissions.problem } : {}),
-      ...('problem' in metadata ? { metadata: metadata.problem } : {}),
-    };
-    setProblems(found);
-    if ('problem' in permissions || 'problem' in metadata) {
-      update.reset();
-      return;
-    }
-    const changes = changedAttributes(apiKey, permissions.value, metadata.value);
-    if (changes.permissions === undefined && changes.metadata === undefined) {
-      update.reset();
-      setDone('Nothing to save: the permissions and the metadata are as they were.');
-      return;
-    }
-    update.mutate(changes, { onSuccess: () => setDone(savedMessage(changes)) });
-  }
-
-  if (apiKey.status === 'expired') {
-    return null;
-  }
-  const describedBy = (field: keyof AttributeProblems) =>
-    `${id}-${field}-help${problems[field] === undefined ? '' : ` ${id}-${field}-problem`}`;
-  return (
-    <section aria-labelledby="attributes-heading" className="card card-wide">
-      <h2 id="attributes-heading">Permissions and metadata</h2>
-      <form className="form" onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={`${id}-permissions`}>Permissions</label>
-          <textarea
-            // Keyed by the saved value, so that the field shows it, one name a line, after each save.
-            key={permissionsText(apiKey.permissions)}
-            defaultValue={permissionsText(apiKey.permissions)}
-            id={`${id}-permissions`}
-            name="permissions"
-            rows={4}
-            spellCheck={false}
-            autoComplete="off"
-            aria-invalid={problems.permissions !== undefined}
-            aria-describedby={describedBy('permissions')}
-          />
-          <PermissionsHelp id={`${id}-permissions-help`} />
-          <FieldProblem id={`${id}-permissions-problem`} problem={problems.permissions} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-metadata`}>Metadata (a JSON object)</label>
-          <textarea
-            key={JSON.stringify(apiKey.metadata)}
-            defaultValue={metadataText(apiKey.metadata)}
-            id={`${id}-metadata`}
-            name="metadata"
-            rows={6}
-            spellCheck={false}
-            autoComplete="off"
-            aria-invalid={problems.metadata !== undefined}
-            aria-describedby={describedBy('metadata')}
-          />
-          <MetadataHelp id={`${id}-metadata-help`} />
-          <FieldProblem id={`${id}-metadata-problem`} problem={problems.metadata} />
-        </div>
-        <button type="submit" className="button" disabled={update.isPending}>
-          Save permissions and metadata
-        </button>
-      </form>
-      <ActionOutcome
-        done={done}
-        failure={update.isError ? update.error : null}
-        title="Saving the permissions and metadata failed"
-      />
     </section>
   );
 }
@@ -594,7 +442,7 @@ export function KeyPage() {
             <StatusActions apiKey={result.data} />
             <Expiry apiKey={result.data} />
             <Rotate apiKey={result.data} />
-            <Attributes apiKey={result.data} />
+            <KeyAttributesCard apiKey={result.data} />
           </div>
           <AuditHistory keyId={result.data.id} />
         </Fragment>
