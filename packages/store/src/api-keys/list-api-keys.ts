@@ -209,13 +209,13 @@ export async function listApiKeys(
       throw new Error('a permission is granted by one name at least: itself');
     }
     const candidates = others.reduce((union, branch) => union.union(branch), first);
+    // A cross join, so that SQLite reads the few candidates first and each key by primary key: with an inner join it
+    // may read every key of the organization instead, probing the candidates (PostgreSQL plans both alike).
     return core.db
       .selectFrom(candidates.as('page_keys'))
-      .innerJoin('api_keys', (join) =>
-        join
-          .on('api_keys.organization_id', '=', slot('organizationId'))
-          .onRef('api_keys.id', '=', 'page_keys.page_key_id'),
-      )
+      .crossJoin('api_keys')
+      .where('api_keys.organization_id', '=', slot('organizationId'))
+      .whereRef('api_keys.id', '=', 'page_keys.page_key_id')
       .select(
         API_KEY_PAGE_SELECTION.map((column) => (typeof column === 'string' ? (`api_keys.${column}` as const) : column)),
       )
