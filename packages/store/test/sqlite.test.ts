@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdir, readlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { namesGranting } from '@apikeys/permissions';
 import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -320,6 +321,31 @@ describe.each([
           expect.stringMatching(/^SEARCH api_keys USING (?:COVERING )?INDEX \w+ \(id=\?\)$/),
         ]);
       }
+    });
+  });
+
+  // `documents.drafts.write` is granted by four names: four branches, each read in page order from the permission
+  // index; then only the candidates' keys are read, each by its ID.
+  describe.each<[string, ApiKeyFilters]>([
+    ['a permission', { permission: 'documents.drafts.write' }],
+    ['a permission and a status', { permission: 'documents.read', status: 'active' }],
+    ['a permission and a workspace', { permission: 'billing.read', workspaceId: 'wrkspc_seed1' }],
+  ])('listing with %s', (_, filters) => {
+    it.each(CURSOR_SHAPES)('and %s reads the permission index, then keys by ID only, never all keys', async (shape) => {
+      const plans = await plansOf(filters, shape);
+      const steps = plans.at(-1)?.steps ?? [];
+
+      const keyReads = steps.filter((step) => /^(SEARCH|SCAN) api_keys\b/.test(step));
+      expect(keyReads.length).toBeGreaterThan(0);
+      for (const step of keyReads) {
+        expect(step).toMatch(/^SEARCH api_keys USING INDEX sqlite_autoindex_api_keys_1 \(id=\?\)$/);
+      }
+      const grantReads = steps.filter((step) => /api_key_permissions/.test(step));
+      expect(grantReads.length).toBe(namesGranting(filters.permission ?? '').length);
+      for (const step of grantReads) {
+        expect(step).toMatch(/^SEARCH api_key_permissions USING PRIMARY KEY \(organization_id=\? AND permission=\?/);
+      }
+      expect(steps.join('\n')).not.toMatch(/AUTOMATIC|^SCAN (api_keys|api_key_permissions)/m);
     });
   });
 });
