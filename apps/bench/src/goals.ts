@@ -1,7 +1,7 @@
 import type { GatewayForm } from './gateway/forms.js';
 import type { GatewayLoad, GatewayResult, GatewayRun } from './gateway/scenario.js';
 import { type PropagationResult, propagationSummary } from './propagation.js';
-import { AUDIT_SCENARIOS } from './scenarios.js';
+import { AUDIT_SCENARIOS, PERMISSION_SCENARIOS } from './scenarios.js';
 import type { ScenarioResult, SeedResult } from './suite.js';
 import {
   POSTGRES_REPLICAS,
@@ -31,6 +31,7 @@ const PAGE_SCENARIOS = [
   'combo-before',
   'expired-after',
   'active-after',
+  ...PERMISSION_SCENARIOS.map((scenario) => scenario.name),
   ...AUDIT_SCENARIOS.map((scenario) => scenario.name),
 ];
 
