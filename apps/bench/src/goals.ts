@@ -213,6 +213,23 @@ export function checkGoals(
         ratio !== undefined && ratio <= bound,
       );
     }
+    // Permissions: a verification with a requirement, against the same verifications without one (the mean of the
+    // base's runs before and after the variant's), the keys satisfying it or not.
+    const without = meanCpu(results, target, 'verify');
+    for (const [suffix, how] of [
+      ['requirement', 'satisfied'],
+      ['requirement-denied', 'not satisfied'],
+    ] as const) {
+      const withRequirement = meanCpu(results, variantTargetName(target, suffix), 'verify');
+      const cost = without && withRequirement && withRequirement / without;
+      check(
+        `verify, ${target}: server CPU/request with a permission requirement (${how}) ≤ 1.05× without`,
+        cost === undefined
+          ? undefined
+          : `${fmt(cost)}× (${Math.round(withRequirement ?? 0)} vs ${Math.round(without ?? 0)} µs)`,
+        cost !== undefined && cost <= 1.05,
+      );
+    }
     // The peak over the variant's runs: `verify` fills its cache with keys, `verify-miss` replaces them one by one.
     const full = results.filter((result) => result.target === variantTargetName(target, 'verify-cache-full'));
     const fullPeak = full.length > 0 ? Math.max(...full.map((result) => result.serverPeakRssBytes)) : undefined;
