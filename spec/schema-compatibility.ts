@@ -144,7 +144,12 @@ function optedIn(after: Schema, published: Record<string, unknown>): unknown[] {
     .filter(([, input]) => {
       const [schema, property] = String(input).split('.');
       const before = isObject(schemas) ? schemas[schema ?? ''] : undefined;
-      return !(isObject(before) && isObject(before.properties) && property !== undefined && property in before.properties);
+      return !(
+        isObject(before) &&
+        isObject(before.properties) &&
+        property !== undefined &&
+        property in before.properties
+      );
     })
     .map(([value]) => value);
 }

@@ -161,11 +161,7 @@ function permissionFacts(document: OpenApiDocument) {
       maxNesting: required(query['x-max-nesting'], 'PermissionQuery.x-max-nesting', isInteger),
     },
     metadata: {
-      maxSerializedBytes: required(
-        metadata['x-max-serialized-bytes'],
-        'KeyMetadata.x-max-serialized-bytes',
-        isInteger,
-      ),
+      maxSerializedBytes: required(metadata['x-max-serialized-bytes'], 'KeyMetadata.x-max-serialized-bytes', isInteger),
       maxDepth: required(metadata['x-max-depth'], 'KeyMetadata.x-max-depth', isInteger),
     },
   };

@@ -9,6 +9,7 @@ import {
   type RetryPolicy,
   sendWithRetries,
   type TransportSettings,
+  type VerifyOptions,
 } from './transport.js';
 import type {
   ApiKey,
@@ -126,7 +127,7 @@ export interface ApiKeysVerify<Version extends VersionWith<'verifyApiKey'> = Lat
    * `verifyApiKey`: whether `secret` is a valid key of the caller's organization (`valid`, and `code` says why not),
    * and which key it is. Callable with an admin key or a verifier key. Changes nothing, so it is retried like a read.
    */
-  verify(secret: string, options?: RequestOptions): Promise<KeyVerification<Version>>;
+  verify(secret: string, options?: VerifyOptions): Promise<KeyVerification<Version>>;
 }
 
 /** The API versions that have the audit trail: `listAuditEvents` and `getAuditEvent` (v2026_10_21 on). */
@@ -452,12 +453,16 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
       return data;
     },
 
-    async verify(secret, requestOptions) {
+    async verify(secret, verifyOptions) {
       checkAvailable('apiKeys.verify', 'verifyApiKey');
       const key = checkText('secret', secret);
-      const { data } = await call(requestOptions, (init) =>
-        verifyHttp.POST('/v1/keys/verify', { body: { key }, ...init }),
-      );
+      const { permissions, ...requestOptions } = verifyOptions ?? {};
+      if (permissions !== undefined && typeof permissions !== 'string') {
+        throw new TypeError('permissions must be a string: a permission requirement such as "documents.read"');
+      }
+      // An empty or malformed requirement is the server's to refuse (a 400 that names the position).
+      const body = permissions === undefined ? { key } : { key, permissions };
+      const { data } = await call(requestOptions, (init) => verifyHttp.POST('/v1/keys/verify', { body, ...init }));
       return data;
     },
   };

@@ -48,7 +48,7 @@ export {
   type PageFields,
   type PagePosition,
 } from './pagination.js';
-export { type FetchFunction, MAX_RETRY_AFTER_MS, type RequestOptions } from './transport.js';
+export { type FetchFunction, MAX_RETRY_AFTER_MS, type RequestOptions, type VerifyOptions } from './transport.js';
 export type * from './types.js';
 export { VERIFIER_CACHE_DEFAULTS, type VerifierCacheOptions } from './verifier/cache-options.js';
 export type { VerifierCacheView } from './verifier/caching-verifier.js';

@@ -8,6 +8,16 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
+/** What `keys.verify` takes besides the secret. */
+export interface VerifyOptions extends RequestOptions {
+  /**
+   * A requirement the key's permissions must satisfy (`PermissionQuery` in the spec, such as
+   * `documents.read AND (documents.write OR admin.*)`): an otherwise valid key that does not satisfy it is
+   * `INSUFFICIENT_PERMISSIONS`.
+   */
+  permissions?: string;
+}
+
 /** A `fetch` as openapi-fetch calls it: one `Request` in, one `Response` out. */
 export type FetchFunction = (request: Request) => Promise<Response>;
 

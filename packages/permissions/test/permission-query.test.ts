@@ -9,7 +9,7 @@ import {
   permissionQuery,
   satisfiesPermissionQuery,
 } from '../src/index.js';
-import { MALFORMED_PERMISSION_QUERY_CASES, PERMISSION_QUERY_CASES } from './permission-query-cases.js';
+import { MALFORMED_PERMISSION_QUERY_CASES, PERMISSION_QUERY_CASES } from '../testing/permission-query-cases.js';
 
 /** Where `parsePermissionQuery(query)` says the query goes wrong. */
 function parseError(query: string): PermissionQueryError {

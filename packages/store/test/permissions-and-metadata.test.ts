@@ -42,7 +42,10 @@ describe.each(await testEngines())('permissions and metadata on $name', ({ kind 
     const { apiKey } = await newKey(organizationId, { permissions: ['documents.read', 'admin.*'], metadata });
 
     expect(apiKey).toMatchObject({ permissions: ['documents.read', 'admin.*'], metadata });
-    expect(await store.getApiKey(organizationId, apiKey.id)).toMatchObject({ permissions: apiKey.permissions, metadata });
+    expect(await store.getApiKey(organizationId, apiKey.id)).toMatchObject({
+      permissions: apiKey.permissions,
+      metadata,
+    });
     expect((await listAll(store, organizationId))[0]).toMatchObject({ permissions: apiKey.permissions, metadata });
   });
 
@@ -64,10 +67,7 @@ describe.each(await testEngines())('permissions and metadata on $name', ({ kind 
     expect(renamed).toMatchObject({ name: 'renamed', permissions: [], metadata: {} });
     expect((await trailOf(organizationId, apiKey.id)).map((event) => [event.type, event.changes])).toEqual([
       ['api_key.updated', { name: { from: 'a key', to: 'renamed' } }],
-      [
-        'api_key.updated',
-        { permissions: { from: ['c.*'], to: [] }, metadata: { from: { z: 3 }, to: {} } },
-      ],
+      ['api_key.updated', { permissions: { from: ['c.*'], to: [] }, metadata: { from: { z: 3 }, to: {} } }],
       [
         'api_key.updated',
         { permissions: { from: ['a.read', 'b.read'], to: ['c.*'] }, metadata: { from: { x: 1, y: 2 }, to: { z: 3 } } },

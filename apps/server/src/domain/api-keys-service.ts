@@ -1,3 +1,4 @@
+import { metadataProblem } from '@apikeys/permissions';
 import {
   type ApiKeyFilters,
   type ApiKeyPage,
@@ -14,7 +15,6 @@ import {
   type RotateApiKeyResult,
   type Store,
 } from '@apikeys/store';
-import { metadataProblem } from '@apikeys/permissions';
 import { invalidRequest } from './errors.js';
 import { type CursorParams, notFound, pageCursor, unknownCursor } from './page-cursor.js';
 

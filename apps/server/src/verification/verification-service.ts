@@ -1,4 +1,10 @@
 import {
+  type HeldPermissions,
+  heldPermissions,
+  type PermissionQuery,
+  satisfiesPermissionQuery,
+} from '@apikeys/permissions';
+import {
   type ApiKeyRecord,
   type EffectiveApiKeyStatus,
   type EpochMicros,
@@ -8,12 +14,6 @@ import {
   secretForm,
   secretKind,
 } from '@apikeys/store';
-import {
-  type HeldPermissions,
-  heldPermissions,
-  type PermissionQuery,
-  satisfiesPermissionQuery,
-} from '@apikeys/permissions';
 
 /**
  * What a secret turned out to be for one organization: none of its keys, or one of them with its status now and

@@ -43,7 +43,12 @@ describe('permissions and metadata', () => {
   const headers = (credential = org.adminKey, version: string = VERSION) =>
     authHeaders(credential, { 'vendor-version': version, 'content-type': 'application/json' });
 
-  async function send(operationId: string, path: string, body: unknown, init: { method?: string; version?: string } = {}) {
+  async function send(
+    operationId: string,
+    path: string,
+    body: unknown,
+    init: { method?: string; version?: string } = {},
+  ) {
     const version = init.version ?? VERSION;
     const result = await server.request(path, {
       method: init.method ?? 'POST',
@@ -72,7 +77,11 @@ describe('permissions and metadata', () => {
   describe('createApiKey', () => {
     it('sets both, and shows them from then on; without them a key has none', async () => {
       const metadata = { owner: 'team-billing', limits: { daily: 1000, regions: ['eu', 'us'] }, beta: true };
-      const { response, body } = await create({ name: 'reporting', permissions: ['documents.read', 'admin.*'], metadata });
+      const { response, body } = await create({
+        name: 'reporting',
+        permissions: ['documents.read', 'admin.*'],
+        metadata,
+      });
       const plain = (await create({ name: 'plain', permissions: null, metadata: null })).body as Key;
 
       expect(response.status).toBe(200);
@@ -96,11 +105,7 @@ describe('permissions and metadata', () => {
       ['permissions that are not a list', { permissions: 'documents.read' }, /permissions/],
       ['metadata that is a list', { metadata: ['owner'] }, /metadata/],
       ['metadata that is a string', { metadata: '{"owner":"a"}' }, /metadata/],
-      [
-        'metadata too large',
-        { metadata: { blob: 'x'.repeat(KEY_METADATA.maxSerializedBytes) } },
-        /^metadata: .*4096/,
-      ],
+      ['metadata too large', { metadata: { blob: 'x'.repeat(KEY_METADATA.maxSerializedBytes) } }, /^metadata: .*4096/],
       ['metadata too deep', { metadata: nested(KEY_METADATA.maxDepth + 1) }, /^metadata: .*5/],
     ])('refuses %s with a 400 that names the field, and creates nothing', async (_, fields, message) => {
       const before = await snapshotKeys(server.store, org.id);
@@ -218,14 +223,17 @@ describe('permissions and metadata', () => {
       };
 
       expect(await page('permission=documents.read')).toEqual([everything, wildcard, exact]);
-      expect(await page('permission=documents.read&limit=1&after_id=' + everything)).toEqual([wildcard]);
+      expect(await page(`permission=documents.read&limit=1&after_id=${everything}`)).toEqual([wildcard]);
       expect(await page('permission=')).toHaveLength(6);
     });
 
     it('refuses a value that is not a permission name with a 400 naming the parameter', async () => {
       expectError(await list('permission=Documents'), invalid('listApiKeys', /permission/));
       expectError(
-        await send('listApiKeys', `${API_KEYS_PATH}?permission=a.read`, undefined, { method: 'GET', version: API_VERSION }),
+        await send('listApiKeys', `${API_KEYS_PATH}?permission=a.read`, undefined, {
+          method: 'GET',
+          version: API_VERSION,
+        }),
         invalid('listApiKeys', /permission/, API_VERSION),
       );
     });
@@ -236,11 +244,13 @@ describe('permissions and metadata', () => {
     let keyId: string;
 
     beforeAll(async () => {
-      const created = (await create({
-        name: 'gateway key',
-        permissions: ['documents.read', 'billing.*'],
-        metadata: { customer: 'cus_42', plan: 'pro' },
-      })).body as Key;
+      const created = (
+        await create({
+          name: 'gateway key',
+          permissions: ['documents.read', 'billing.*'],
+          metadata: { customer: 'cus_42', plan: 'pro' },
+        })
+      ).body as Key;
       secret = created.key as string;
       keyId = created.id;
     });

@@ -1,15 +1,16 @@
-import { type RequestOptions, untilAborted } from '../transport.js';
+import { untilAborted, type VerifyOptions } from '../transport.js';
 import type { KeyUse, KeyVerification } from '../types.js';
 import type { VerifierCacheOptions } from './cache-options.js';
 import { ChangeFeed } from './change-feed.js';
 import { loadSecretHasher, type SecretHasher } from './secret-hash.js';
 import { UsageReports } from './usage-reports.js';
 import { VerdictCache } from './verdict-cache.js';
+import { withoutRequirement, withRequirement } from './verdict-permissions.js';
 
 /** What the caching verifier asks the server, through the client's transport. */
 export interface VerifierTransport {
   /** `verifyApiKey`, as the client without a cache sends it. */
-  verify(secret: string, options?: RequestOptions): Promise<KeyVerification>;
+  verify(secret: string, options?: VerifyOptions): Promise<KeyVerification>;
   /** `streamKeyChanges`: the event stream, or a rejection with an `ApiKeysError`. */
   openKeyChanges(signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
   /** `reportKeyUsage`. */
@@ -39,7 +40,7 @@ interface InFlight {
 
 /** The caching verifier: `verify`, what it shows of its cache, and `close`. */
 export interface CachingVerifier {
-  verify(secret: string, options?: RequestOptions): Promise<KeyVerification>;
+  verify(secret: string, options?: VerifyOptions): Promise<KeyVerification>;
   readonly cache: VerifierCacheView;
   close(): Promise<void>;
 }
@@ -90,8 +91,12 @@ export function createCachingVerifier(
   feed.start();
   usage.start();
 
-  /** Asks the server, sharing the question with every verification of the same secret in this generation. */
-  function ask(hash: string, secret: string, requestOptions: RequestOptions | undefined): Promise<KeyVerification> {
+  /**
+   * Asks the server for the verdict of the secret alone, sharing the question with every verification of the same
+   * secret in this generation. The first asker's permission requirement goes with it, so that the server counts a
+   * use of the key only when its answer is valid; the verdict of the secret alone is read back from the answer.
+   */
+  function ask(hash: string, secret: string, requestOptions: VerifyOptions): Promise<KeyVerification> {
     const pending = inFlight.get(hash);
     if (pending !== undefined && pending.generation === generation) {
       return pending.answer;
@@ -100,13 +105,16 @@ export function createCachingVerifier(
     const askedAt = performance.now();
     // The caller's signal stops its own wait (below), not the question the others share; those who join it get the
     // first caller's retries and timeout.
-    const { signal: _, ...shared } = requestOptions ?? {};
-    const answer = transport.verify(secret, shared).then((verdict) => {
-      if (feed.live && !closed && generation === askedIn) {
-        verdicts.set(hash, verdict, askedAt);
-      }
-      return verdict;
-    });
+    const { signal: _, ...shared } = requestOptions;
+    const answer = transport
+      .verify(secret, shared)
+      .then(withoutRequirement)
+      .then((verdict) => {
+        if (feed.live && !closed && generation === askedIn) {
+          verdicts.set(hash, verdict, askedAt);
+        }
+        return verdict;
+      });
     const entry = { answer, generation: askedIn };
     inFlight.set(hash, entry);
     const done = () => {
@@ -119,24 +127,31 @@ export function createCachingVerifier(
   }
 
   return {
-    async verify(secret, requestOptions) {
-      requestOptions?.signal?.throwIfAborted();
-      if (typeof secret !== 'string' || secret.length === 0 || closed) {
-        return transport.verify(secret, requestOptions);
+    async verify(secret, verifyOptions) {
+      verifyOptions?.signal?.throwIfAborted();
+      const permissions = verifyOptions?.permissions;
+      // The verdict of the secret alone is what is remembered (and shared by every requirement); a requirement is
+      // decided from it by the server's own evaluator. One the evaluator refuses is the server's to answer.
+      const requirement =
+        permissions === undefined ? undefined : typeof permissions === 'string' ? withRequirement(permissions) : null;
+      if (typeof secret !== 'string' || secret.length === 0 || closed || requirement === null) {
+        return transport.verify(secret, verifyOptions);
       }
       const hash = (hashSecret ?? (await loadingHasher))(secret);
       const remembered = feed.live ? verdicts.get(hash) : undefined;
       if (remembered !== undefined) {
         counters.hits += 1;
-        if (remembered.code === 'VALID' && remembered.key !== null) {
-          usage.note(remembered.key.id);
+        const verdict = requirement === undefined ? remembered : requirement(remembered);
+        if (verdict.code === 'VALID' && verdict.key !== null) {
+          usage.note(verdict.key.id);
         }
-        return remembered;
+        return verdict;
       }
       counters.misses += 1;
-      const answer = ask(hash, secret, requestOptions);
-      const signal = requestOptions?.signal;
-      return signal === undefined ? answer : untilAborted(answer, signal);
+      const answer = ask(hash, secret, verifyOptions ?? {});
+      const signal = verifyOptions?.signal;
+      const waited = signal === undefined ? answer : untilAborted(answer, signal);
+      return requirement === undefined ? waited : waited.then(requirement);
     },
 
     cache: {

@@ -20,7 +20,6 @@ type ListSlot =
   | 'limitPlusOne'
   | `grant${number}`;
 
-
 /**
  * The signed expiry of a key, spelled as in the list indexes of migration 0004 (where the why is), so that
  * PostgreSQL matches it to them: its expiry (never: the largest bigint) if active, minus it if inactive, null if
@@ -213,7 +212,9 @@ export async function listApiKeys(
     return core.db
       .selectFrom(candidates.as('page_keys'))
       .innerJoin('api_keys', (join) =>
-        join.on('api_keys.organization_id', '=', slot('organizationId')).onRef('api_keys.id', '=', 'page_keys.page_key_id'),
+        join
+          .on('api_keys.organization_id', '=', slot('organizationId'))
+          .onRef('api_keys.id', '=', 'page_keys.page_key_id'),
       )
       .select(
         API_KEY_PAGE_SELECTION.map((column) => (typeof column === 'string' ? (`api_keys.${column}` as const) : column)),
