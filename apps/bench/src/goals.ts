@@ -101,7 +101,10 @@ export function checkGoals(
       const big = pageTime(`${engine}-${large}`);
       const little = pageTime(`${engine}-${small}`);
       // Quick mode runs some paths on one size only: only pairs are compared.
-      if (big !== undefined && little !== undefined) {
+      if (big === 0 || little === 0) {
+        // A mean of no responses (every request timed out) is 0, which would pass.
+        check(`${scenario}, ${engine}: mean page time ${large} ≤ 1.2× ${small}`, 'no response in the window', false);
+      } else if (big !== undefined && little !== undefined) {
         const ratio = big / little;
         check(`${scenario}, ${engine}: mean page time ${large} ≤ 1.2× ${small}`, `${fmt(ratio)}×`, ratio <= 1.2);
       }
