@@ -9,6 +9,8 @@ grant select on organizations, admin_keys, verifier_keys to apikeys_server;
 grant select, insert, update on api_keys to apikeys_server;
 -- When keys were last used: the servers record it (POST /v1/keys/verify).
 grant select, insert, update on api_key_usage to apikeys_server;
+-- The index of the permission filter, which triggers rewrite when a key's permissions change.
+grant select, insert, delete on api_key_permissions to apikeys_server;
 -- The audit trail: append and read only.
 grant select, insert on audit_events to apikeys_server;
 -- At start the server checks that the database has every migration it knows (and applies none).

@@ -3,6 +3,7 @@ import {
   API_VERSIONS,
   LATEST_API_VERSION,
   OPERATION_INTRODUCED_IN,
+  type SchemasOf,
 } from '@apikeys/api-types';
 import {
   type AdminClient,
@@ -104,6 +105,28 @@ export function checkExpiry(options: ConnectionOptions, flag: string): void {
     throw new UsageError(
       `${flag} needs API version ${EXPIRY_SINCE ?? LATEST_API_VERSION} or later, which has expiry; ` +
         `${VERSION_SETTING} is ${version}`,
+    );
+  }
+}
+
+/**
+ * Whether the keys of each API version have `permissions` and `metadata`, read from the generated types: a version
+ * added to the spec is a compile error here until it is told, and a wrong value is one too.
+ */
+const HAS_KEY_ATTRIBUTES: {
+  [Version in ApiVersion]: 'permissions' extends keyof SchemasOf<Version>['ApiKey'] ? true : false;
+} = { '2023-06-01': false, '2026-10-21': true };
+
+/** The first API version whose keys have permissions and metadata. */
+const KEY_ATTRIBUTES_SINCE = API_VERSIONS.find((version) => HAS_KEY_ATTRIBUTES[version]);
+
+/** Refuses (exit 2, before anything is sent) a permission or metadata flag in a version whose keys have neither. */
+export function checkKeyAttributes(options: ConnectionOptions, flag: string): void {
+  const version = versionOf(options);
+  if (!HAS_KEY_ATTRIBUTES[version]) {
+    throw new UsageError(
+      `${flag} needs API version ${KEY_ATTRIBUTES_SINCE ?? LATEST_API_VERSION} or later, whose keys have ` +
+        `permissions and metadata; ${VERSION_SETTING} is ${version}`,
     );
   }
 }

@@ -1,4 +1,5 @@
-import { API_KEY_NAME_LENGTH } from '@apikeys/api-types';
+import { API_KEY_NAME_LENGTH, PERMISSIONS } from '@apikeys/api-types';
+import { isPermissionName } from '@apikeys/permissions';
 import { InvalidArgumentError } from 'commander';
 
 export { API_KEY_STATUSES } from '@apikeys/api-types';
@@ -95,4 +96,54 @@ export function parseRepeatedChoice<Choice extends string>(choices: readonly Cho
     }
     return [...(previous ?? []), value as Choice];
   };
+}
+
+/**
+ * A permission name as the spec writes it (`documents.read`, `documents.*`, `*`), for an option that may be given
+ * several times: collects the names in the order given. How many, and whether one repeats, is the API's to judge.
+ */
+export function parsePermission(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), parsePermissionName(value)];
+}
+
+/** One permission name as the spec writes it: dotted segments of `a-z`, `0-9`, `_` and `-`, a last `*` or `*` alone. */
+export function parsePermissionName(value: string): string {
+  if (/[\s,]/.test(value)) {
+    throw new InvalidArgumentError('must be one permission name: repeat the option for several.');
+  }
+  if (!isPermissionName(value)) {
+    throw new InvalidArgumentError(
+      'must be a permission name: dot-separated segments of a-z, 0-9, _ and -, the last of which may be * ' +
+        `(documents.read, documents.*, *), at most ${PERMISSIONS.nameMaxLength} characters.`,
+    );
+  }
+  return value;
+}
+
+/** What JSON text holds, in words, for an error: `an array`, `a string`, `null`. */
+function jsonKind(value: unknown): string {
+  if (value === null) {
+    return 'null';
+  }
+  if (Array.isArray(value)) {
+    return 'an array';
+  }
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * A key's metadata: JSON text holding an object (`{"owner":"team-billing"}`; `{}` for none). Its size and depth are
+ * the API's to judge.
+ */
+export function parseMetadata(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidArgumentError(`must be a JSON object: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidArgumentError(`must be a JSON object ({"owner": "team-billing"}), not ${jsonKind(value)}.`);
+  }
+  return value as Record<string, unknown>;
 }

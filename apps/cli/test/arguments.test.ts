@@ -1,6 +1,12 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseTimestamp } from '../src/arguments.js';
+import {
+  parseDuration,
+  parseMetadata,
+  parsePermission,
+  parsePermissionName,
+  parseTimestamp,
+} from '../src/arguments.js';
 
 describe('parseDuration', () => {
   const withUnit = parseDuration({ seconds: false, positive: true });
@@ -58,5 +64,67 @@ describe('parseTimestamp', () => {
     expect(() => parseTimestamp(text)).toThrow(
       'must be an RFC 3339 time with a time zone, such as 2027-01-31T00:00:00Z.',
     );
+  });
+});
+
+describe('parsePermission', () => {
+  it('collects the names in the order given, one per option', () => {
+    const first = parsePermission('documents.read', undefined);
+
+    expect(first).toEqual(['documents.read']);
+    expect(parsePermission('documents.*', first)).toEqual(['documents.read', 'documents.*']);
+    expect(parsePermission('*', first)).toEqual(['documents.read', '*']);
+  });
+
+  it.each(['documents.read', 'documents.*', '*', 'a', 'billing_v2.invoices-export.write', 'none'])(
+    'takes %j',
+    (name) => {
+      expect(parsePermissionName(name)).toBe(name);
+    },
+  );
+
+  it.each(['documents.read,documents.write', 'documents.read documents.write', ' documents.read'])(
+    'refuses %j, asking for one name per option',
+    (text) => {
+      expect(() => parsePermissionName(text)).toThrow('must be one permission name: repeat the option for several.');
+    },
+  );
+
+  it.each(['', 'Documents.read', 'documents.', '.read', 'documents..read', '*.read', 'documents.*.read', 'a*', 'é'])(
+    'refuses %j, saying what a name is',
+    (text) => {
+      expect(() => parsePermission(text, undefined)).toThrow(/^must be a permission name: dot-separated segments/);
+    },
+  );
+
+  it('refuses a name one character over the maximum of the spec', () => {
+    expect(parsePermissionName('a'.repeat(128))).toHaveLength(128);
+    expect(() => parsePermissionName('a'.repeat(129))).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('parseMetadata', () => {
+  it('reads a JSON object, nested values and whitespace included', () => {
+    expect(parseMetadata('{"owner":"team-billing","limits":{"rps":10},"tags":["a"]}')).toEqual({
+      owner: 'team-billing',
+      limits: { rps: 10 },
+      tags: ['a'],
+    });
+    expect(parseMetadata(' {\n "a": null }\n')).toEqual({ a: null });
+    expect(parseMetadata('{}')).toEqual({});
+  });
+
+  it.each(['{owner: "x"}', "{'owner':'x'}", '{"a":1,}', '', '{"a":1}}'])('refuses %j as JSON', (text) => {
+    expect(() => parseMetadata(text)).toThrow(/^must be a JSON object: /);
+  });
+
+  it.each([
+    ['[{"a":1}]', 'an array'],
+    ['null', 'null'],
+    ['"owner"', 'a string'],
+    ['42', 'a number'],
+    ['true', 'a boolean'],
+  ])('refuses %s, which is not an object but %s', (text, kind) => {
+    expect(() => parseMetadata(text)).toThrow(`must be a JSON object ({"owner": "team-billing"}), not ${kind}.`);
   });
 });

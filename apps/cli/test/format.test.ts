@@ -1,6 +1,7 @@
 import type { AuditEvent } from '@apikeys/client';
 import { type ApiKeyRecord, microsToRfc3339 } from '@apikeys/store';
 import { describe, expect, it } from 'vitest';
+import { metadataText, permissionsText } from '../src/format/api-key.js';
 import {
   actorText,
   auditEventHeader,
@@ -163,6 +164,24 @@ describe('audit event cells', () => {
     );
   });
 
+  it('changesText shows permissions and metadata as compact JSON, whole before and after, null for none', () => {
+    const created = auditEvent({
+      type: 'api_key.created',
+      changes: { permissions: { from: null, to: ['documents.read', 'documents.*'] }, metadata: { from: null, to: {} } },
+    });
+    const updated = auditEvent({
+      changes: {
+        permissions: { from: ['documents.read', 'documents.*'], to: [] },
+        metadata: { from: { owner: 'a' }, to: { owner: 'b', tags: ['x', 'y'] } },
+      },
+    });
+
+    expect(changesText(created)).toBe('permissions: null → ["documents.read","documents.*"]; metadata: null → {}');
+    expect(changesText(updated)).toBe(
+      'permissions: ["documents.read","documents.*"] → []; metadata: {"owner":"a"} → {"owner":"b","tags":["x","y"]}',
+    );
+  });
+
   it('changesText adds the other key of a rotation and the count of seeded keys', () => {
     const rotated = auditEvent({
       type: 'api_key.rotated',
@@ -284,5 +303,20 @@ describe('the JSON of stored records (operator commands)', () => {
     [1_730_332_707_000_005, '2024-10-30T23:58:27.000005Z'],
   ])('formats %i microseconds as %s', (micros, text) => {
     expect(microsToRfc3339(micros)).toBe(text);
+  });
+});
+
+describe('permissions and metadata of a key', () => {
+  it('permissionsText joins the names with commas, in their order, and shows none as (none)', () => {
+    expect(permissionsText(['documents.read', 'documents.*', '*'])).toBe('documents.read, documents.*, *');
+    expect(permissionsText(['none'])).toBe('none');
+    expect(permissionsText([])).toBe('(none)');
+  });
+
+  it('metadataText is compact JSON, and (none) for the empty object', () => {
+    expect(metadataText({ owner: 'team-billing', limits: { rps: 10 }, tags: [] })).toBe(
+      '{"owner":"team-billing","limits":{"rps":10},"tags":[]}',
+    );
+    expect(metadataText({})).toBe('(none)');
   });
 });

@@ -91,7 +91,7 @@ describe('apikeys lifecycle commands against the real server', () => {
       expect(result.stdout.split(secret)).toHaveLength(2);
       expect(lines.map((line) => line.split(':')[0])).toEqual([
         ...['id', 'name', 'status', 'scope', 'principal', 'expires_at', 'last_used_at', 'created_at', 'created_by'],
-        ...['partial_key_hint', 'key', '', SECRET_SHOWN_ONCE.split(':')[0]],
+        ...['partial_key_hint', 'permissions', 'metadata', 'key', '', SECRET_SHOWN_ONCE.split(':')[0]],
       ]);
       expect(lines.at(-1)).toBe(SECRET_SHOWN_ONCE);
       expect(SECRET_SHOWN_ONCE).toMatch(/shown this once and cannot be shown again/);
@@ -107,7 +107,9 @@ describe('apikeys lifecycle commands against the real server', () => {
       expect(field(result.stdout, 'partial_key_hint')).toBe(`${secret.slice(0, 11)}...${secret.slice(-4)}`);
       // Lines align their values, as keys get does.
       expect(lines[0]).toBe(`id:               ${id}`);
-      expect(lines[10]).toBe(`key:              ${secret}`);
+      expect(field(result.stdout, 'permissions')).toBe('(none)');
+      expect(field(result.stdout, 'metadata')).toBe('(none)');
+      expect(lines[12]).toBe(`key:              ${secret}`);
 
       const shown = await cli('keys', 'get', id, '--json');
       expect(shown).toMatchObject({ code: 0, stderr: '' });
@@ -271,7 +273,7 @@ describe('apikeys lifecycle commands against the real server', () => {
   });
 
   describe('keys list and keys get show the fields of 2026-10-21', () => {
-    it('keys list prints SCOPE and EXPIRES columns, and --status expired lists exactly the expired keys', async () => {
+    it('keys list prints SCOPE, PERMISSIONS and EXPIRES; --status expired lists exactly the expired keys', async () => {
       const expiring = await cliJson<CreatedApiKey>(
         ...['keys', 'issue', '--name', 'listed', '--organization-scope', '--principal-user', 'user_list'],
         ...['--expires-at', fromNow(86_400), '--json'],
@@ -285,20 +287,23 @@ describe('apikeys lifecycle commands against the real server', () => {
       expect(table).toMatchObject({ code: 0, stderr: '' });
       const header = table.stdout.split('\n')[0] ?? '';
       expect(header).toMatch(
-        /^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}EXPIRES \(UTC\) {2,}LAST USED \(UTC\) {2,}CREATED \(UTC\)$/,
+        new RegExp(
+          '^ID {2,}NAME {2,}STATUS {2,}SCOPE {2,}PERMISSIONS {2,}EXPIRES \\(UTC\\) {2,}LAST USED \\(UTC\\) {2,}' +
+            'CREATED \\(UTC\\)$',
+        ),
       );
       const row = table.stdout.split('\n').find((line) => line.startsWith(expiring.id)) ?? '';
       expect(row.slice(header.indexOf('STATUS'))).toMatch(
-        /^active +\(organization\) +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +never +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
+        /^active +\(organization\) +\(none\) +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +never +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
       );
       const replacedRow = table.stdout.split('\n').find((line) => line.startsWith(replaced.id)) ?? '';
-      expect(replacedRow.slice(header.indexOf('STATUS'))).toMatch(/^expired +wrkspc_\S+ +\d{4}-/);
+      expect(replacedRow.slice(header.indexOf('STATUS'))).toMatch(/^expired +wrkspc_\S+ +\(none\) +\d{4}-/);
       expect(expired).toEqual(await api('?status=expired&limit=1000'));
       expect(expired.data.map((key) => key.id)).toContain(replaced.id);
       expect(expired.data.every((key) => key.status === 'expired')).toBe(true);
     });
 
-    it('keys get prints scope, principal and expires_at', async () => {
+    it('keys get prints scope, principal, expires_at, permissions and metadata', async () => {
       const expiresAt = fromNow(86_400);
       const key = await cliJson<CreatedApiKey>(
         ...['keys', 'issue', '--name', 'shown', '--principal-service-account', 'svcacct_get'],
@@ -321,6 +326,8 @@ describe('apikeys lifecycle commands against the real server', () => {
           `created_at:       ${key.created_at}`,
           `created_by:       ${adminKeyId} (service_account)`,
           `partial_key_hint: ${key.partial_key_hint}`,
+          'permissions:      (none)',
+          'metadata:         (none)',
           '',
         ].join('\n'),
       );
@@ -423,7 +430,7 @@ describe('apikeys lifecycle commands against the real server', () => {
       {
         case: 'update without fields',
         args: ['update', 'apikey_x'],
-        message: /nothing to update: pass --name, --status, --expires-at or --no-expiry/,
+        message: /nothing to update: pass --name, --status, --expires-at, --no-expiry, --permission, /,
       },
     ])('$case exits 2 with a message on stderr', async ({ args, message }) => {
       expectUsageError(await cli('keys', ...args), message);

@@ -15,8 +15,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `apikeys` CLI, as built, in a child process with `env` on top of this process's. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+/**
+ * Runs the real `apikeys` CLI, as built, in a child process with `env` on top of this process's; `input`, when given,
+ * is its standard input.
+ */
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       process.execPath,
@@ -30,6 +33,9 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): Promise
         resolvePromise({ code: child.exitCode, stdout, stderr });
       },
     );
+    if (input !== undefined) {
+      child.stdin?.end(input);
+    }
   });
 }
 

@@ -43,16 +43,24 @@ export function formatActor(actor: AuditActor): string {
   return actor.type === 'admin_key' ? `admin key ${actor.id}` : `operator ${actor.name ?? '(unknown user)'}`;
 }
 
-type ChangedField = keyof NonNullable<AuditChanges>;
+type Changes = NonNullable<AuditChanges>;
+type ChangedField = keyof Changes;
+/** What a changed field held before or after, when it held something. */
+type ChangedValue<Field extends ChangedField> = NonNullable<NonNullable<Changes[Field]>['from']>;
 
-/** Whether a changed field holds a timestamp, shown as one; a new field of the spec must be added here. */
-const TIMESTAMP_FIELDS: Record<ChangedField, boolean> = { name: false, status: false, expires_at: true };
+/** How each changed field's value is shown; a new field of the spec is a compile error until it is added here. */
+const CHANGE_FORMATS: { [Field in ChangedField]: (value: ChangedValue<Field>) => string } = {
+  name: (name) => name,
+  status: (status) => status,
+  expires_at: formatTime,
+  permissions: (permissions) => (permissions.length === 0 ? 'none' : permissions.join(', ')),
+  metadata: (metadata) => (Object.keys(metadata).length === 0 ? 'none' : JSON.stringify(metadata)),
+};
 
-function formatValue(field: ChangedField, value: string | null): string {
-  if (value === null) {
-    return 'none';
-  }
-  return TIMESTAMP_FIELDS[field] ? formatTime(value) : value;
+function formatChange<Field extends ChangedField>(field: Field, change: NonNullable<Changes[Field]>): string {
+  const format: (value: ChangedValue<Field>) => string = CHANGE_FORMATS[field];
+  const show = (value: ChangedValue<Field> | null) => (value === null ? 'none' : format(value));
+  return `${field}: ${show(change.from)} → ${show(change.to)}`;
 }
 
 /** Each changed field of an audit event, as `field: from → to`. */
@@ -60,9 +68,7 @@ export function formatChanges(changes: AuditChanges): string[] {
   const fields = Object.keys(changes ?? {}) as ChangedField[];
   return fields.flatMap((field) => {
     const change = changes?.[field];
-    return change === undefined
-      ? []
-      : [`${field}: ${formatValue(field, change.from)} → ${formatValue(field, change.to)}`];
+    return change === undefined ? [] : [formatChange(field, change)];
   });
 }
 

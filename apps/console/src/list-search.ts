@@ -1,5 +1,6 @@
 import { API_KEY_STATUSES_BY_VERSION, LIST_LIMIT } from '@apikeys/api-types';
 import { type ApiKeyStatus, DEFAULT_API_VERSION, type ListApiKeysQuery } from '@apikeys/client';
+import { isPermissionName } from '@apikeys/permissions';
 
 /** The statuses the console's API version has, in the spec's order: the options of the status filter. */
 export const STATUSES: readonly ApiKeyStatus[] = API_KEY_STATUSES_BY_VERSION[DEFAULT_API_VERSION];
@@ -12,8 +13,11 @@ export const PAGE_SIZES: readonly number[] = [...new Set([10, LIST_LIMIT.default
 /** The filters of the keys list typed as text: query parameters of `listApiKeys`, spelled as the API spells them. */
 const TEXT_FILTERS = ['workspace_id', 'created_by_user_id'] as const;
 
-/** The filters of the keys list, in the order of the form and of the address: the status, then the text ones. */
-export const FILTERS = ['status', ...TEXT_FILTERS] as const;
+/**
+ * The filters of the keys list, in the order of the form and of the address: the status, the text ones, then the
+ * permission the keys must grant.
+ */
+export const FILTERS = ['status', ...TEXT_FILTERS, 'permission'] as const;
 
 function isStatus(value: string): value is ApiKeyStatus {
   return (STATUSES as readonly string[]).includes(value);
@@ -21,7 +25,8 @@ function isStatus(value: string): value is ApiKeyStatus {
 
 /**
  * The `listApiKeys` query a keys-list URL stands for. A parameter that the API would refuse (an unknown status, a
- * page size out of bounds, both cursors) is left out rather than sent, so that a hand-edited URL still shows keys.
+ * permission that is not a permission name, a page size out of bounds, both cursors) is left out rather than sent,
+ * so that a hand-edited URL still shows keys.
  */
 export function queryFromSearch(search: URLSearchParams): ListApiKeysQuery {
   const query: ListApiKeysQuery = {};
@@ -34,6 +39,10 @@ export function queryFromSearch(search: URLSearchParams): ListApiKeysQuery {
     if (value) {
       query[name] = value;
     }
+  }
+  const permission = search.get('permission')?.trim();
+  if (permission && isPermissionName(permission)) {
+    query.permission = permission;
   }
   const limit = search.get('limit');
   if (limit !== null && /^\d+$/.test(limit)) {

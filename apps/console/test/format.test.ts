@@ -42,6 +42,16 @@ describe('what the console shows', () => {
     ).toEqual(['name: a → b', 'expires_at: none → 2027-01-31 00:00 UTC']);
   });
 
+  it('lists the whole permissions and metadata before and after, and empty ones as none', () => {
+    expect(
+      formatChanges({
+        permissions: { from: null, to: ['documents.read', 'documents.*'] },
+        metadata: { from: { owner: 'team-billing' }, to: {} },
+      }),
+    ).toEqual(['permissions: none → documents.read, documents.*', 'metadata: {"owner":"team-billing"} → none']);
+    expect(formatChanges({ permissions: { from: ['a'], to: [] } })).toEqual(['permissions: a → none']);
+  });
+
   it('decides by the field, not by the value, which changes are times: a name that looks like one stays a name', () => {
     expect(formatChanges({ name: { from: '2026-01-01T00:00 launch', to: 'launch' } })).toEqual([
       'name: 2026-01-01T00:00 launch → launch',

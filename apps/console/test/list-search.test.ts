@@ -5,13 +5,14 @@ import { FILTERS, PAGE_SIZES, queryFromSearch, searchFromQuery, withoutCursor } 
 describe('the keys list in the URL', () => {
   it('reads the filters, the page size and the cursor', () => {
     const search = new URLSearchParams(
-      'status=inactive&workspace_id=wrkspc_1&created_by_user_id=user_1&limit=50&after_id=apikey_9',
+      'status=inactive&workspace_id=wrkspc_1&created_by_user_id=user_1&permission=documents.read&limit=50&after_id=apikey_9',
     );
 
     expect(queryFromSearch(search)).toEqual({
       status: 'inactive',
       workspace_id: 'wrkspc_1',
       created_by_user_id: 'user_1',
+      permission: 'documents.read',
       limit: 50,
       after_id: 'apikey_9',
     });
@@ -23,9 +24,16 @@ describe('the keys list in the URL', () => {
     ['a page size of 0', 'limit=0'],
     ['a page size that is not plain digits', 'limit=1e2'],
     ['both cursors', 'after_id=apikey_1&before_id=apikey_2'],
-    ['empty filters', 'workspace_id=&created_by_user_id=%20'],
+    ['empty filters', 'workspace_id=&created_by_user_id=%20&permission='],
+    ['a permission that is not a permission name', 'permission=Documents.Read'],
+    ['a permission list', 'permission=documents.read,documents.write'],
   ])('leaves out what the API would refuse: %s', (_, search) => {
     expect(queryFromSearch(new URLSearchParams(search))).toEqual({});
+  });
+
+  it('reads a wildcard permission, trimmed, as one to filter by', () => {
+    expect(queryFromSearch(new URLSearchParams('permission=%20documents.*%20'))).toEqual({ permission: 'documents.*' });
+    expect(queryFromSearch(new URLSearchParams('permission=*'))).toEqual({ permission: '*' });
   });
 
   it('writes a query back in a stable order, without the default page size', () => {

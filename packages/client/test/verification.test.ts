@@ -57,6 +57,8 @@ describe('createVerifierClient: keys.verify', () => {
         principal: null,
         expires_at: null,
         status: 'active',
+        permissions: [],
+        metadata: {},
       },
     });
   });

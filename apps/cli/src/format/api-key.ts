@@ -13,6 +13,9 @@ type ScopedKey = Exclude<AnyApiKey, FirstVersionKey>;
 /** How a null `workspace_id` (the organization's default workspace) is shown. */
 export const DEFAULT_WORKSPACE = '(default)';
 
+/** How a field with nothing in it is shown. */
+const NONE = '(none)';
+
 /** What the CLI prints after a secret, which the API shows this once. */
 export const SECRET_SHOWN_ONCE = 'Store the secret (key) now: it is shown this once and cannot be shown again.';
 
@@ -42,11 +45,23 @@ function scopeCell(scope: ScopedKey['scope']): string {
   return scope.type === 'workspace' ? scope.workspace_id : '(organization)';
 }
 
+/** A key's permissions, comma separated, or `(none)`: a permission may be named `none`, but has no parentheses. */
+export function permissionsText(permissions: readonly string[]): string {
+  return permissions.length === 0 ? NONE : permissions.join(', ');
+}
+
+/** A key's metadata as compact JSON, or `(none)` for the empty object. */
+export function metadataText(metadata: Readonly<Record<string, unknown>>): string {
+  return Object.keys(metadata).length === 0 ? NONE : JSON.stringify(metadata);
+}
+
 const SCOPED_COLUMNS: readonly Column<ScopedKey>[] = [
   { header: 'ID', cell: (key) => key.id },
   { header: 'NAME', cell: (key) => key.name, maxWidth: 40 },
   { header: 'STATUS', cell: (key) => key.status },
   { header: 'SCOPE', cell: (key) => scopeCell(key.scope), maxWidth: 32 },
+  // Cut to fit: `keys get` shows them all.
+  { header: 'PERMISSIONS', cell: (key) => permissionsText(key.permissions), maxWidth: 32 },
   { header: 'EXPIRES (UTC)', cell: (key) => (key.expires_at === null ? 'never' : shortTimestamp(key.expires_at)) },
   {
     header: 'LAST USED (UTC)',
@@ -57,7 +72,7 @@ const SCOPED_COLUMNS: readonly Column<ScopedKey>[] = [
 
 /**
  * API keys as a table: ID, NAME, STATUS, WORKSPACE, CREATED (UTC) in the first version's shape; ID, NAME, STATUS,
- * SCOPE, EXPIRES (UTC), LAST USED (UTC), CREATED (UTC) in a later version's.
+ * SCOPE, PERMISSIONS, EXPIRES (UTC), LAST USED (UTC), CREATED (UTC) in a later version's.
  */
 export function apiKeyTable(keys: readonly AnyApiKey[]): string[] {
   return keys.every(isFirstVersionKey)
@@ -99,6 +114,8 @@ function fieldsOf(key: AnyApiKey): [string, string][] {
     ['created_at', key.created_at],
     ['created_by', key.created_by === null ? '(unknown)' : `${key.created_by.id} (${key.created_by.type})`],
     ['partial_key_hint', key.partial_key_hint ?? '(none)'],
+    ['permissions', permissionsText(key.permissions)],
+    ['metadata', metadataText(key.metadata)],
   ];
 }
 

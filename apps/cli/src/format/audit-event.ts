@@ -39,7 +39,8 @@ function valueText(value: string | null, quoted: boolean): string {
 }
 
 /**
- * What an event changed, compactly: `name: "a" → "b"; status: active → inactive`, then the other key of a rotation
+ * What an event changed, compactly: `name: "a" → "b"; status: active → inactive`, permissions and metadata as
+ * compact JSON (`permissions: [] → ["documents.read"]`), then the other key of a rotation
  * (`related: apikey_...`) and the count of seeded keys (`key_count: 2000`).
  */
 export function changesText(event: Pick<AuditEvent, 'changes' | 'related' | 'key_count'>): string {
@@ -53,6 +54,12 @@ export function changesText(event: Pick<AuditEvent, 'changes' | 'related' | 'key
   }
   if (changes.expires_at) {
     parts.push(`expires_at: ${valueText(changes.expires_at.from, false)} → ${valueText(changes.expires_at.to, false)}`);
+  }
+  if (changes.permissions) {
+    parts.push(`permissions: ${JSON.stringify(changes.permissions.from)} → ${JSON.stringify(changes.permissions.to)}`);
+  }
+  if (changes.metadata) {
+    parts.push(`metadata: ${JSON.stringify(changes.metadata.from)} → ${JSON.stringify(changes.metadata.to)}`);
   }
   if (event.related !== null) {
     parts.push(`related: ${event.related.id}`);

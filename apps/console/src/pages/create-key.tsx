@@ -4,14 +4,16 @@ import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
 import { FieldProblem } from '../components/field-problem.js';
+import { type AttributeProblems, KeyAttributeFields } from '../components/key-attribute-fields.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { utcInputToIso } from '../format.js';
+import { readMetadata, readPermissions } from '../key-attributes.js';
 import { nameProblem } from '../key-name.js';
 import { usePageTitle } from '../page-title.js';
 import { refreshAfterChange } from '../query-keys.js';
 import { useSession } from '../session.js';
 
-interface Problems {
+interface Problems extends AttributeProblems {
   name?: string;
   expires_at?: string;
 }
@@ -30,7 +32,15 @@ function readForm(form: FormData): { body: CreateApiKeyBody } | { problems: Prob
   if (expiry !== '' && expiresAt === null) {
     problems.expires_at = 'Enter a date and a time, or leave the field empty.';
   }
-  if (Object.keys(problems).length > 0) {
+  const permissions = readPermissions(String(form.get('permissions') ?? ''));
+  if ('problem' in permissions) {
+    problems.permissions = permissions.problem;
+  }
+  const metadata = readMetadata(String(form.get('metadata') ?? ''));
+  if ('problem' in metadata) {
+    problems.metadata = metadata.problem;
+  }
+  if ('problem' in permissions || 'problem' in metadata || Object.keys(problems).length > 0) {
     return { problems };
   }
   return {
@@ -38,6 +48,9 @@ function readForm(form: FormData): { body: CreateApiKeyBody } | { problems: Prob
       name,
       ...(workspace === '' ? {} : { workspace_id: workspace }),
       ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+      // Empty fields are left out: a key is created with no permissions and no metadata.
+      ...(permissions.value.length === 0 ? {} : { permissions: permissions.value }),
+      ...(Object.keys(metadata.value).length === 0 ? {} : { metadata: metadata.value }),
     },
   };
 }
@@ -152,6 +165,7 @@ export function CreateKey() {
           </p>
           <FieldProblem id={`${id}-expires-problem`} problem={problems.expires_at} />
         </div>
+        <KeyAttributeFields id={id} problems={problems} optional />
         <button type="submit" className="button" disabled={create.isPending}>
           {create.isPending ? 'Creating…' : 'Create the key'}
         </button>

@@ -5,6 +5,7 @@ import { Link, useParams } from 'react-router';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNotice } from '../components/error-notice.js';
 import { FieldProblem } from '../components/field-problem.js';
+import { MetadataView, PermissionList } from '../components/key-attribute-view.js';
 import { SecretReveal } from '../components/secret-reveal.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
@@ -22,16 +23,8 @@ import { queryKeys, refreshAfterChange } from '../query-keys.js';
 import { GRACE_PERIODS } from '../rotation.js';
 import { useSession } from '../session.js';
 import { AuditHistory } from './audit-history.js';
-
-/** Updates the key, then refreshes what shows it: the key itself, the lists, and its history. */
-function useUpdateKey(id: string) {
-  const { client } = useSession();
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: UpdateApiKeyBody) => client.apiKeys.update(id, body),
-    onSuccess: (key) => refreshAfterChange(queryClient, key),
-  });
-}
+import { KeyAttributesCard } from './key-attributes-card.js';
+import { ActionOutcome, useUpdateKey } from './key-update.js';
 
 function Rename({ apiKey }: { apiKey: ApiKey }) {
   const update = useUpdateKey(apiKey.id);
@@ -163,6 +156,12 @@ function KeyFields({ apiKey }: { apiKey: ApiKey }) {
       <Field label="Secret hint">
         <code>{apiKey.partial_key_hint ?? '—'}</code>
       </Field>
+      <Field label="Permissions">
+        <PermissionList permissions={apiKey.permissions} />
+      </Field>
+      <Field label="Metadata">
+        <MetadataView metadata={apiKey.metadata} />
+      </Field>
     </dl>
   );
 }
@@ -252,18 +251,6 @@ function StatusActions({ apiKey }: { apiKey: ApiKey }) {
       </ConfirmDialog>
       <ActionOutcome done={done} failure={update.isError ? update.error : null} title="Changing the status failed" />
     </section>
-  );
-}
-
-/** What an action of a section came to: its message once done (announced), or the API's error when it failed. */
-function ActionOutcome({ done, failure, title }: { done: string | null; failure: unknown; title: string }) {
-  return (
-    <>
-      <p role="status" className="muted">
-        {done}
-      </p>
-      {failure ? <ErrorNotice error={failure} title={title} /> : null}
-    </>
   );
 }
 
@@ -455,6 +442,7 @@ export function KeyPage() {
             <StatusActions apiKey={result.data} />
             <Expiry apiKey={result.data} />
             <Rotate apiKey={result.data} />
+            <KeyAttributesCard apiKey={result.data} />
           </div>
           <AuditHistory keyId={result.data.id} />
         </Fragment>

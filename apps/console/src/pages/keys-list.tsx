@@ -1,13 +1,15 @@
 import { LIST_LIMIT } from '@apikeys/api-types';
 import { type ApiKey, type ListApiKeysQuery, neighbourQueries } from '@apikeys/client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useId, useRef } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorNotice } from '../components/error-notice.js';
+import { FieldProblem } from '../components/field-problem.js';
 import { ScrollingTable } from '../components/scrolling-table.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { TimeText } from '../components/time-text.js';
 import { formatCreator, formatScope } from '../format.js';
+import { permissionFilterProblem } from '../key-attributes.js';
 import {
   FILTERS,
   hasFilters,
@@ -79,13 +81,43 @@ function SelectFilter({ label, name, value, options, anyLabel }: SelectFilterPro
   );
 }
 
-/** The filters: status, workspace, creator and page size; applying them goes back to the first page. */
+/**
+ * The permission filter: one permission name (a wildcard too), checked before the list is asked for it; the keys
+ * listed are those whose permissions grant it.
+ */
+function PermissionFilter({ query, problem }: { query: ListApiKeysQuery; problem: string | undefined }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>Grants permission</label>
+      <input
+        id={id}
+        name="permission"
+        defaultValue={query.permission ?? ''}
+        placeholder="documents.read"
+        spellCheck={false}
+        autoComplete="off"
+        aria-invalid={problem !== undefined}
+        aria-describedby={problem === undefined ? undefined : `${id}-problem`}
+      />
+      <FieldProblem id={`${id}-problem`} problem={problem} />
+    </div>
+  );
+}
+
+/** The filters: status, workspace, creator, permission and page size; applying them goes back to the first page. */
 function Filters({ query }: { query: ListApiKeysQuery }) {
   const navigate = useNavigate();
+  const [permissionProblem, setPermissionProblem] = useState<string | undefined>(undefined);
 
   function apply(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    const problem = permissionFilterProblem(String(form.get('permission') ?? ''));
+    setPermissionProblem(problem);
+    if (problem !== undefined) {
+      return;
+    }
     const search = new URLSearchParams();
     for (const name of [...FILTERS, 'limit']) {
       const value = String(form.get(name) ?? '').trim();
@@ -98,10 +130,11 @@ function Filters({ query }: { query: ListApiKeysQuery }) {
 
   return (
     // Keyed by the query, so that the fields show the address's filters after Back or a shared link.
-    <form key={listHref(withoutCursor(query))} className="filters" onSubmit={apply} aria-label="Filter keys">
+    <form key={listHref(withoutCursor(query))} className="filters" onSubmit={apply} aria-label="Filter keys" noValidate>
       <SelectFilter label="Status" name="status" value={query.status ?? ''} options={STATUSES} anyLabel="Any status" />
       <IdFilter label="Workspace ID" name="workspace_id" placeholder="wrkspc_..." query={query} />
       <IdFilter label="Created by (user ID)" name="created_by_user_id" placeholder="user_..." query={query} />
+      <PermissionFilter query={query} problem={permissionProblem} />
       <SelectFilter
         label="Keys per page"
         name="limit"

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import { openSqliteStore } from '@apikeys/store';
 import { seedApiKeys } from '@apikeys/store/seeding';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { seriousViolations } from './support/accessibility.js';
 import { launchChromium, openRecordedPage, type PageActivity } from './support/recorded-page.js';
 
 // The admin console (apps/console), built and served by the real server on a temporary SQLite database, driven in
@@ -18,7 +18,6 @@ const STEP_TIMEOUT_MS = 15_000;
 const SEEDED_KEYS = 300;
 const SCREENSHOTS =
   process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../../docs/console/', import.meta.url)) : null;
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 // The browser globals that the functions run in the page use, declared for this module only: the server's types
 // have no DOM library, and adding it would type the server's own code against browser globals.
@@ -31,7 +30,6 @@ interface PageElement {
 declare const window: {
   sessionStorage: Record<string, string> & { length: number };
   localStorage: { length: number };
-  axe: { run(context: unknown): Promise<{ violations: AxeViolation[] }> };
 };
 declare const document: {
   cookie: string;
@@ -44,29 +42,6 @@ interface HTMLInput {
 }
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 declare function getComputedStyle(element: PageElement): { outlineStyle: string };
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** Runs axe-core in the page and returns its serious and critical violations. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not apply to: the policy
-  // stays in force for the page itself, whereas a context with bypassCSP would test a page without it.
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    return (await window.axe.run(document)).violations;
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
 
 /** Saves a screenshot for docs/console.md when UPDATE_SCREENSHOTS=1; `mask` hides secrets. */
 async function screenshot(page: Page, name: string, mask: Locator[] = []): Promise<void> {
@@ -341,6 +316,7 @@ describe('the admin console in Chromium', () => {
         'select status',
         'input workspace_id',
         'input created_by_user_id',
+        'input permission',
         'select limit',
         'button Apply filters',
         'section table region',

@@ -1,4 +1,11 @@
-import { API_VERSION, KEY_METADATA, LATEST_API_VERSION, PERMISSIONS } from '@apikeys/api-types';
+import {
+  type AnyOperationId,
+  API_VERSION,
+  type ApiVersion,
+  KEY_METADATA,
+  LATEST_API_VERSION,
+  PERMISSIONS,
+} from '@apikeys/api-types';
 import {
   API_KEYS_PATH,
   apiKeyPath,
@@ -40,14 +47,14 @@ describe('permissions and metadata', () => {
   });
   afterAll(() => server.close());
 
-  const headers = (credential = org.adminKey, version: string = VERSION) =>
+  const headers = (credential = org.adminKey, version: ApiVersion = VERSION) =>
     authHeaders(credential, { 'vendor-version': version, 'content-type': 'application/json' });
 
   async function send(
-    operationId: string,
+    operationId: AnyOperationId,
     path: string,
     body: unknown,
-    init: { method?: string; version?: string } = {},
+    init: { method?: string; version?: ApiVersion } = {},
   ) {
     const version = init.version ?? VERSION;
     const result = await server.request(path, {
@@ -59,7 +66,7 @@ describe('permissions and metadata', () => {
     return result;
   }
   const create = (body: unknown) => send('createApiKey', API_KEYS_PATH, body);
-  const update = (id: string, body: unknown, version?: string) =>
+  const update = (id: string, body: unknown, version?: ApiVersion) =>
     send('updateApiKey', apiKeyPath(id), body, version === undefined ? {} : { version });
   const list = (query: string) => send('listApiKeys', `${API_KEYS_PATH}?${query}`, undefined, { method: 'GET' });
   async function verify(body: Record<string, unknown>) {
@@ -71,7 +78,7 @@ describe('permissions and metadata', () => {
     expectMatchesSpec('verifyApiKey', result.response, result.body, VERSION);
     return result;
   }
-  const invalid = (operationId: string, message: RegExp | string, version: string = VERSION) =>
+  const invalid = (operationId: AnyOperationId, message: RegExp | string, version: ApiVersion = VERSION) =>
     ({ operationId, status: 400, type: 'invalid_request_error', message, version }) as const;
 
   describe('createApiKey', () => {

@@ -75,6 +75,11 @@ function storedAsShown(record: ApiKeyRecord, shown: Json): string | undefined {
   if (record.status !== shown.status && !(expired && (shown.status === 'expired' || shown.status === 'inactive'))) {
     return `the status ${record.status} is stored, ${String(shown.status)} returned`;
   }
+  for (const field of ['permissions', 'metadata'] as const) {
+    if (field in shown && !isDeepStrictEqual(record[field], shown[field])) {
+      return `the ${field} ${JSON.stringify(record[field])} are stored, ${JSON.stringify(shown[field])} returned`;
+    }
+  }
   return undefined;
 }
 
@@ -86,8 +91,8 @@ function allowanceOf(input: ChangeInput, body: Json): Allowance {
       const check = ({ expected, stored }: KeyChange) =>
         !stored
           ? 'the key is gone'
-          : !differOnlyIn(expected, stored, ['name', 'status', 'expiresAt'])
-            ? 'fields other than name, status and expires_at changed'
+          : !differOnlyIn(expected, stored, ['name', 'status', 'expiresAt', 'permissions', 'metadata'])
+            ? 'fields other than name, status, expires_at, permissions and metadata changed'
             : storedAsShown(stored, body);
       return { keys: new Map([[String(body.id), check]]), created: [] };
     }

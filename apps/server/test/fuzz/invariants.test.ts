@@ -98,6 +98,8 @@ const latestKey = (id: string, fields: Record<string, unknown> = {}) => {
     last_used_at: null,
     principal: null,
     scope: { type: 'workspace', workspace_id: 'wrkspc_default_own' },
+    permissions: [],
+    metadata: {},
     ...rest,
   };
 };
@@ -260,6 +262,8 @@ describe('the invariants of an answer', () => {
           principal: null,
           expires_at: null,
           status: 'active',
+          permissions: [],
+          metadata: {},
         },
       }),
       'verifyApiKey answers the verdict the key state gives',

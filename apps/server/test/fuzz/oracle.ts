@@ -205,7 +205,16 @@ export function expectationFor(
     operation,
     violations,
     ...('parsed' in body ? { body: body.parsed } : {}),
-    ...(verify ? { verdict: verdictFor(String((body.parsed as { key?: unknown }).key), caller, bindings) } : {}),
+    ...(verify
+      ? {
+          verdict: verdictFor(
+            String((body.parsed as { key?: unknown }).key),
+            caller,
+            bindings,
+            (body.parsed as { permissions?: unknown }).permissions,
+          ),
+        }
+      : {}),
   };
   if (!request.modelled || headBytes > MAX_HEAD_BYTES - HEAD_SLACK) {
     return expectation;

@@ -4,6 +4,14 @@
  * needs a principal for, what an expired key still allows, which keys a rotation refuses, and the verdict of a
  * verification. Each refers to the section of the spec's description that states it.
  */
+import {
+  heldPermissions,
+  metadataProblem,
+  type PermissionQuery,
+  PermissionQueryError,
+  parsePermissionQuery,
+  satisfiesPermissionQuery,
+} from '@apikeys/permissions';
 import { instantOf, latestOf } from './datetimes.js';
 import { type Caller, invalid as reasonOf, type Violation } from './input-checks.js';
 import {
@@ -147,21 +155,31 @@ function operationReasons(input: SemanticInput): Violation[] {
   const idParameter = input.operation.parameters.find((parameter) => parameter.in === 'path');
   const id = idParameter && callerItem(idParameter, input.path[idParameter.name] ?? '', input.caller, input.bindings);
   const state = keyState(id);
+  // `KeyMetadata`: "at most `x-max-serialized-bytes` bytes ... and at most `x-max-depth` levels deep".
+  const metadata =
+    body.metadata !== undefined && body.metadata !== null && metadataProblem(body.metadata) !== undefined
+      ? [invalid('metadata beyond its size or depth', [400], ['metadata'])]
+      : [];
   switch (input.operation.operationId) {
     case 'createApiKey':
       // "`workspace_id: null` gives the key organization scope (no workspace), which only a key bound to a
       // `principal` may have."
       return body.workspace_id === null && (body.principal ?? null) === null
-        ? [invalid('organization scope without a principal', [400], ['workspace_id'])]
-        : [];
+        ? [...metadata, invalid('organization scope without a principal', [400], ['workspace_id'])]
+        : metadata;
     case 'updateApiKey': {
       // "An expired key is otherwise final: renaming or archiving it works, but an update that sets its status to
       // `active` or `inactive`, or changes its `expires_at`, is a `400` that changes nothing."
       const revives = body.status === 'active' || body.status === 'inactive' || 'expires_at' in body;
       return state === 'expired' && revives
-        ? [invalid('an update that revives an expired key', [400], ['status', 'expires_at'])]
-        : [];
+        ? [...metadata, invalid('an update that revives an expired key', [400], ['status', 'expires_at'])]
+        : metadata;
     }
+    case 'verifyApiKey':
+      // `PermissionQuery`: "A malformed query is a `400` whose message names the position".
+      return typeof body.permissions === 'string' && requirementOf(body.permissions) === undefined
+        ? [invalid('a malformed permission requirement', [400], ['permissions'])]
+        : [];
     case 'rotateApiKey':
       // "An archived or expired key cannot be rotated (`400`)."
       return state === 'archived' || state === 'expired'
@@ -195,15 +213,39 @@ export interface Verdict {
   key?: KeyIdPlaceholder;
 }
 
+/** A permission requirement, parsed; undefined when the evaluator refuses it. */
+function requirementOf(text: string): PermissionQuery | undefined {
+  try {
+    return parsePermissionQuery(text);
+  } catch (error) {
+    if (error instanceof PermissionQueryError) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** The permissions of the fixture's keys: none (the fuzzer's state puts them back after every request). */
+const FIXTURE_KEY_PERMISSIONS = heldPermissions([]);
+
 /**
  * The verdict for a secret: the state of the caller's key whose secret it is exactly; `NOT_FOUND` for anything
- * else (another organization's key, an admin or verifier key, a mistyped or unknown secret).
+ * else (another organization's key, an admin or verifier key, a mistyped or unknown secret). With a permission
+ * requirement (`permissions`), an active key that does not satisfy it is `INSUFFICIENT_PERMISSIONS`.
  */
-export function verdictFor(secret: string, caller: Caller, bindings: Bindings): Verdict {
+export function verdictFor(secret: string, caller: Caller, bindings: Bindings, permissions?: unknown): Verdict {
   const placeholder = placeholderOf(secret, SECRET_PLACEHOLDERS, bindings);
   const key = placeholder === undefined ? undefined : SECRETS[placeholder].key;
   if (key === undefined || KEYS[key].organization !== caller.organization) {
     return { code: 'NOT_FOUND' };
+  }
+  const requirement = typeof permissions === 'string' ? requirementOf(permissions) : undefined;
+  if (
+    KEYS[key].state === 'active' &&
+    requirement !== undefined &&
+    !satisfiesPermissionQuery(requirement, FIXTURE_KEY_PERMISSIONS)
+  ) {
+    return { code: 'INSUFFICIENT_PERMISSIONS', key };
   }
   return { code: CODES[KEYS[key].state], key };
 }

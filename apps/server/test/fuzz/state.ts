@@ -105,15 +105,22 @@ export class StoreWatch {
       if (stored === undefined) {
         throw new Error(`the fixture's key ${id} is gone: later results would be meaningless`);
       }
-      const { name, status, expiresAt = null } = this.fixture.keys.get(id)?.record ?? expected;
+      const record = this.fixture.keys.get(id)?.record ?? expected;
+      const { name, status, expiresAt = null, permissions = [], metadata = {} } = record;
       const organizationId = this.fixture.organizations[organization];
-      if (stored.name !== name || stored.status !== status || (stored.expiresAt ?? null) !== expiresAt) {
+      if (
+        stored.name !== name ||
+        stored.status !== status ||
+        (stored.expiresAt ?? null) !== expiresAt ||
+        !isDeepStrictEqual(stored.permissions, permissions) ||
+        !isDeepStrictEqual(stored.metadata, metadata)
+      ) {
         // A key a rotation expired takes no other status nor expiry, but an archived one does (archived wins over
         // expired): it is archived first.
         if (stored.status !== 'archived' && stored.expiresAt != null && stored.expiresAt <= nowMicros()) {
           await store.updateApiKey(organizationId, id, { status: 'archived' });
         }
-        await store.updateApiKey(organizationId, id, { name, status, expiresAt });
+        await store.updateApiKey(organizationId, id, { name, status, expiresAt, permissions, metadata });
       }
       const restored = await store.getApiKey(organizationId, id);
       if (!restored || restored.name !== name || restored.status !== status) {

@@ -48,21 +48,24 @@ describe('the documented PostgreSQL role of the server', () => {
     const created = await server.request('/v1/organizations/api_keys', {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'as the role' }),
+      body: JSON.stringify({ name: 'as the role', permissions: ['documents.read'] }),
     });
     const { id } = created.body as { id: string };
+    // A change of permissions rewrites the key's rows of the permission index (triggers run as the role).
     const renamed = await server.request(`/v1/organizations/api_keys/${id}`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'renamed as the role' }),
+      body: JSON.stringify({ name: 'renamed as the role', permissions: ['documents.*'] }),
     });
     const events = await server.request(`/v1/organizations/audit_events?target_id=${id}`, { headers });
+    const granted = await server.request('/v1/organizations/api_keys?permission=documents.write', { headers });
 
     expect([created.response.status, renamed.response.status, events.response.status]).toEqual([200, 200, 200]);
     expect((events.body as { data: { type: string }[] }).data.map((event) => event.type)).toEqual([
       'api_key.updated',
       'api_key.created',
     ]);
+    expect((granted.body as { data: { id: string }[] }).data.map((key) => key.id)).toEqual([id]);
   });
 
   it.each([

@@ -3,9 +3,10 @@ import { type Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionOptions, checkOperation, withClientOf } from '../../api-session.js';
 import { NAME_LENGTH, parseDuration, parseId, parseName, parseTimestamp } from '../../arguments.js';
 import { createdKeyDetails } from '../../format/api-key.js';
+import { addKeyAttributeOptions, type KeyAttributeOptions, keyAttributes } from '../../key-attributes.js';
 import { printJson, printLines } from '../../output.js';
 
-interface IssueOptions extends ConnectionOptions {
+interface IssueOptions extends ConnectionOptions, KeyAttributeOptions {
   name: string;
   workspaceId?: string;
   organizationScope?: boolean;
@@ -22,7 +23,8 @@ interface IssueOptions extends ConnectionOptions {
 const DESCRIPTION =
   'issue a new API key through the admin API, as the admin (createApiKey). Unlike the operator command ' +
   '`keys create`, which writes to the database directly, it needs only the admin key, and the API records the ' +
-  'admin key as its creator. The secret is printed this once, on stdout, and cannot be shown again.';
+  'admin key as its creator. The secret is printed this once, on stdout, and cannot be shown again. ' +
+  'Its permissions (--permission, repeated) and metadata (--metadata or --metadata-file) are none unless given.';
 
 /** The body of `createApiKey` from the flags. */
 function toBody(options: IssueOptions): CreateApiKeyBody {
@@ -40,6 +42,7 @@ function toBody(options: IssueOptions): CreateApiKeyBody {
     ...(options.workspaceId === undefined ? {} : { workspace_id: options.workspaceId }),
     ...(principal === undefined ? {} : { principal }),
     ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+    ...keyAttributes(options),
   };
 }
 
@@ -73,8 +76,11 @@ export function registerKeysIssue(keys: Command): void {
       new Option('--expires-in <duration>', 'when the key expires, from now: 90m, 12h, 30d (default: never)').argParser(
         parseDuration({ seconds: false, positive: true }),
       ),
-    )
-    .option('--json', "print the API's response as JSON, the secret (key) included");
+    );
+  addKeyAttributeOptions(command, { update: false }).option(
+    '--json',
+    "print the API's response as JSON, the secret (key) included",
+  );
   addConnectionOptions(command).action((options: IssueOptions) => {
     const version = checkOperation(options, 'keys issue', 'createApiKey');
     const body = toBody(options);

@@ -3,11 +3,12 @@ import { type Command, Option } from 'commander';
 import {
   addConnectionOptions,
   type ConnectionOptions,
+  checkKeyAttributes,
   checkStatus,
   STATUSES_OF_ANY_VERSION,
   withApiClient,
 } from '../../api-session.js';
-import { parseApiKeyId, parseId } from '../../arguments.js';
+import { parseApiKeyId, parseId, parsePermissionName } from '../../arguments.js';
 import { type AnyApiKey, apiKeyTable } from '../../format/api-key.js';
 import { JsonListWriter } from '../../format/json-list.js';
 import { keyProgress, NO_PROGRESS } from '../../format/progress.js';
@@ -24,6 +25,7 @@ interface ListOptions extends ConnectionOptions, CursorOptions {
   status?: ApiKeyStatus<ApiVersion>;
   workspaceId?: string;
   createdBy?: string;
+  permission?: string;
   limit?: number;
   all?: boolean;
   json?: boolean;
@@ -39,6 +41,7 @@ function filterFlags(options: ListOptions, versionFlag: boolean): string[] {
     ...(options.status === undefined ? [] : ['--status', options.status]),
     ...(options.workspaceId === undefined ? [] : ['--workspace-id', options.workspaceId]),
     ...(options.createdBy === undefined ? [] : ['--created-by', options.createdBy]),
+    ...(options.permission === undefined ? [] : ['--permission', options.permission]),
     ...(options.limit === undefined ? [] : ['--limit', String(options.limit)]),
   ];
 }
@@ -48,6 +51,7 @@ function toQuery(options: ListOptions, limit: number | undefined): ListApiKeysQu
     ...(options.status === undefined ? {} : { status: options.status }),
     ...(options.workspaceId === undefined ? {} : { workspace_id: options.workspaceId }),
     ...(options.createdBy === undefined ? {} : { created_by_user_id: options.createdBy }),
+    ...(options.permission === undefined ? {} : { permission: options.permission }),
     ...(limit === undefined ? {} : { limit }),
     ...cursorQuery(options),
   };
@@ -109,12 +113,20 @@ export function registerKeysList(keys: Command): void {
     .addOption(new Option('--status <status>', 'only keys with this status').choices(STATUSES_OF_ANY_VERSION))
     .option('--workspace-id <workspace_id>', 'only keys of this workspace', parseId)
     .option('--created-by <user_id>', 'only keys created by this user', parseId)
+    .option(
+      '--permission <name>',
+      'only keys whose permissions grant this one, wildcards included (documents.read: also documents.* and *)',
+      parsePermissionName,
+    )
     .addOption(limitOption('keys', ALL_PAGE_SIZE))
     .option('--all', 'fetch every page (progress on stderr when it is a terminal)')
     .option('--json', 'print the API\'s response as JSON; with --all, {"data": [every key]}');
   addCursorOptions(command, { noun: 'key', idName: 'api_key_id', parse: parseApiKeyId });
   addConnectionOptions(command).action((options: ListOptions, self: Command) => {
     checkStatus(options, options.status);
+    if (options.permission !== undefined) {
+      checkKeyAttributes(options, '--permission');
+    }
     const versionFlag = self.getOptionValueSource('apiVersion') === 'cli';
     return withApiClient(options, (client) =>
       options.all ? listAll(client, options) : listPage(client, options, versionFlag),
