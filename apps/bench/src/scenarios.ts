@@ -109,6 +109,24 @@ export const AUDIT_SCENARIOS: readonly Scenario[] = [
   ),
 ];
 
+/**
+ * The permission the permission filter scenarios list by: the seed grants it to two keys in five, through
+ * `documents.read` itself, `documents.*` or `*` (`seedApiKeys({ lifecycle: true })`).
+ */
+export const LISTED_PERMISSION = 'documents.read';
+
+/** The permission filter of the key list (latest API version), read from the permissions index. */
+export const PERMISSION_SCENARIOS: readonly Scenario[] = [
+  list('permission-20', `latest version: permission=${LISTED_PERMISSION}, first page`, () => [
+    `${LIST}?limit=20&permission=${LISTED_PERMISSION}`,
+  ]),
+  list(
+    'permission-after',
+    `latest version: permission=${LISTED_PERMISSION} + after_id`,
+    listPaths('after_id', () => `&permission=${LISTED_PERMISSION}`),
+  ),
+].map((scenario) => ({ ...scenario, headers: { 'vendor-version': LATEST_API_VERSION } }));
+
 const verifyBody = (secret: string) => JSON.stringify({ key: secret });
 
 /**
@@ -199,6 +217,7 @@ export const SCENARIOS: readonly Scenario[] = [
     ),
     headers: { 'vendor-version': LATEST_API_VERSION },
   },
+  ...PERMISSION_SCENARIOS,
   ...AUDIT_SCENARIOS,
   ...VERIFY_SCENARIOS,
   list('get', 'retrieve one key (cycling sampled keys)', ({ keyIds }) => keyIds.map((id) => `${LIST}/${id}`)),
@@ -236,12 +255,13 @@ export const QUICK_SCENARIOS: Record<
   'sqlite-small' | 'sqlite-large' | 'postgres-small' | 'postgres-large' | 'postgres-replicas',
   string[]
 > = {
-  'sqlite-small': ['after', 'combo-after', 'audit-after', 'audit-types-after'],
+  'sqlite-small': ['after', 'combo-after', 'permission-after', 'audit-after', 'audit-types-after'],
   'sqlite-large': [
     'list-20',
     'list-1000',
     'after',
     'combo-after',
+    'permission-after',
     'audit-after',
     'audit-types-after',
     'verify',

@@ -210,6 +210,8 @@ export async function seedPostgres(serverUrl: string, keys: number): Promise<See
 
 /** How many keys with known secrets a database gets for the verification scenarios. */
 export const KNOWN_KEYS = 10_000;
+/** The permissions of every key with a known secret, which the `+requirement` variants' requirements test. */
+export const KNOWN_KEY_PERMISSIONS = ['documents.read', 'documents.write'] as const;
 // One commit per key would take seconds per thousand on PostgreSQL: each transaction creates a chunk, a few at once.
 const KNOWN_KEYS_PER_TRANSACTION = 500;
 const TRANSACTIONS_AT_ONCE = 4;
@@ -217,7 +219,7 @@ const TRANSACTIONS_AT_ONCE = 4;
 /** What the server answers for a known key, by the server's own serializer. */
 function validVerification(key: ApiKeyRecord, organization: OrganizationRecord): KeyVerification {
   const context = { defaultWorkspaceId: organization.defaultWorkspaceId, now: nowMicros() };
-  return toKeyVerificationJson({ found: true, key, status: 'active' }, organization.id, context);
+  return toKeyVerificationJson({ found: true, key, status: 'active', permitted: true }, organization.id, context);
 }
 
 async function createKnownKeys(store: Store, count: number): Promise<KnownKeys['keys']> {
@@ -231,7 +233,8 @@ async function createKnownKeys(store: Store, count: number): Promise<KnownKeys['
       const created = [];
       for (let index = from; index < to; index++) {
         const name = `bench verify ${index}`;
-        created.push(await transaction.createApiKey({ organizationId: organization.id, name, createdBy }));
+        const permissions = KNOWN_KEY_PERMISSIONS;
+        created.push(await transaction.createApiKey({ organizationId: organization.id, name, createdBy, permissions }));
       }
       return created;
     });

@@ -11,7 +11,8 @@ export interface ServerCommand {
   cpuProfileDir?: string | undefined;
 }
 
-const START_TIMEOUT_MS = 60_000;
+// Every target starts side by side: on a loaded machine, the last of a dozen took more than a minute to be ready.
+const START_TIMEOUT_MS = 180_000;
 
 /**
  * The Node flags of the root `start` script (`node <flags> apps/server/dist/main.js`), read from package.json so

@@ -318,7 +318,9 @@ async function runScenario(
     settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
     return;
   }
-  const bodies = scenario.bodies?.(samples);
+  const change = target.kind === 'api' ? target.body : undefined;
+  const scenarioBodies = scenario.bodies?.(samples);
+  const bodies = change ? scenarioBodies?.map(change) : scenarioBodies;
   const job = {
     urls: servers.map((server) => server.baseUrl),
     connections: settings.connections,

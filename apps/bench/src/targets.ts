@@ -34,7 +34,9 @@ export type Target =
       duringRuns?: DatabaseChange;
       /** Request headers on top of the suite's (a variant: the same requests in another API version). */
       headers?: Record<string, string>;
-      /** The target a variant is the same server as, but for `env`, `headers` and `duringRuns`. */
+      /** A change to each request body (a variant: the same requests with one more field). */
+      body?: (body: string) => string;
+      /** The target a variant is the same server as, but for `env`, `headers`, `body` and `duringRuns`. */
       variantOf?: string;
     };
 
@@ -59,6 +61,7 @@ export interface Variant {
   description: string;
   env: Record<string, string>;
   headers?: Record<string, string>;
+  body?: (body: string) => string;
   duringRuns?: DatabaseChange;
   engines: readonly Engine[];
   scenarios: readonly string[];
@@ -73,11 +76,24 @@ export interface Variant {
 export const VERIFY_CACHE_FULL_ENTRIES = KNOWN_KEYS;
 
 /**
+ * The permission requirement of the `+requirement` variants' verifications, in the spec's example form: the known
+ * keys (`KNOWN_KEY_PERMISSIONS`) satisfy it.
+ */
+export const SATISFIED_REQUIREMENT = 'documents.read AND (documents.write OR admin.*)';
+/** The same shape of requirement, which the known keys do not satisfy (`INSUFFICIENT_PERMISSIONS`). */
+export const UNSATISFIED_REQUIREMENT = 'documents.read AND (billing.write OR admin.*)';
+
+/** A verification body with a permission requirement added. */
+const withRequirement = (requirement: string) => (body: string) =>
+  JSON.stringify({ ...(JSON.parse(body) as object), permissions: requirement });
+
+/**
  * The variants. `control` is the same server with nothing switched on, in a process of its own: how far two
  * processes of one server differ. `no-audit` is the other way round: the same server on its database with the audit
  * trail switched off by a trigger of the bench's (`switchAuditTrailOff`), to measure what recording an update costs.
  * `verify-cache-full` keeps every entry of its verification cache until the cache is full (times to live of an
- * hour), for its RSS once full.
+ * hour), for its RSS once full. `requirement` and `requirement-denied` send `verify`'s requests with a permission
+ * requirement that the keys satisfy, or do not: what evaluating one costs.
  */
 export const VARIANTS: readonly Variant[] = [
   {
@@ -136,6 +152,24 @@ export const VARIANTS: readonly Variant[] = [
     engines: ['sqlite', 'postgres'],
     scenarios: ['verify', 'verify-miss'],
     quickScenarios: ['verify', 'verify-miss'],
+  },
+  {
+    suffix: 'requirement',
+    description: `verify with "permissions": "${SATISFIED_REQUIREMENT}", which every key satisfies`,
+    env: {},
+    body: withRequirement(SATISFIED_REQUIREMENT),
+    engines: ['sqlite', 'postgres'],
+    scenarios: ['verify'],
+    quickScenarios: ['verify'],
+  },
+  {
+    suffix: 'requirement-denied',
+    description: `verify with "permissions": "${UNSATISFIED_REQUIREMENT}", which no key satisfies`,
+    env: {},
+    body: withRequirement(UNSATISFIED_REQUIREMENT),
+    engines: ['sqlite', 'postgres'],
+    scenarios: ['verify'],
+    quickScenarios: [],
   },
 ];
 
@@ -207,12 +241,14 @@ export function planTargets(options: PlanOptions): Target[] {
           );
           const headers = variant.headers ? { headers: variant.headers } : {};
           const duringRuns = variant.duringRuns ? { duringRuns: variant.duringRuns } : {};
+          const body = variant.body ? { body: variant.body } : {};
           variants.push({
             ...base,
             name: variantName,
             env: variant.env,
             ...headers,
             ...duringRuns,
+            ...body,
             variantOf: name,
             scenarios,
           });

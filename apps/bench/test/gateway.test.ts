@@ -81,3 +81,46 @@ describe('the gateway script, cached form, in front of a key server', () => {
     }
   });
 });
+
+describe('the gateway script, cached form with a permission requirement, in front of a key server', () => {
+  let server: TestServer;
+  let gateway: StartedServerProcess;
+  let satisfying: string;
+  let lacking: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const admin = createAdminClient({ baseUrl: server.baseUrl, apiKey: server.adminKey });
+    const permissions = ['documents.read', 'documents.write'];
+    satisfying = (await admin.apiKeys.create({ name: 'writer', permissions })).key;
+    lacking = (await admin.apiKeys.create({ name: 'reader', permissions: ['documents.read'] })).key;
+    const organizationId = DEFAULT_ORGANIZATION.id;
+    const verifier = await server.store.createVerifierKey({ organizationId, name: 'bench gateway test' });
+    gateway = await startGateway({
+      GATEWAY_FORM: 'cached-requirement',
+      GATEWAY_REQUIREMENT: 'documents.read AND (documents.write OR admin.*)',
+      KEY_SERVER_URL: server.baseUrl,
+      VERIFIER_KEY: verifier.secret,
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await server?.close();
+  });
+
+  it('answers 200 with a key that satisfies the requirement, again and again (from memory)', async () => {
+    for (let pass = 0; pass < 3; pass++) {
+      const { status, body } = await orders(gateway, satisfying);
+
+      expect(status).toBe(200);
+      expect(body).toEqual({ orders: [], key: expect.stringMatching(/^apikey_/) });
+    }
+  });
+
+  it('answers 401 INSUFFICIENT_PERMISSIONS with a valid key that does not satisfy it', async () => {
+    for (let pass = 0; pass < 2; pass++) {
+      expect(await orders(gateway, lacking)).toEqual({ status: 401, body: { error: 'INSUFFICIENT_PERMISSIONS' } });
+    }
+  });
+});

@@ -2,6 +2,7 @@
 // middleware `requireApiKey` (imported from the client's example, so that what is measured is what the README
 // ships), in the form GATEWAY_FORM says:
 //   cached  a caching verifier (`createVerifierClient({ cache: true })`) of the key server at KEY_SERVER_URL
+//   cached-requirement  the same, each verification with the permission requirement GATEWAY_REQUIREMENT
 //   plain   a verifier without a cache: one verification by the key server per request
 //   floor   no key service: a middleware that accepts the one key FLOOR_KEY by string comparison
 // It logs `listening`, then `ready` (in cached form once the verifier's change feed is live), as the harness expects.
@@ -37,6 +38,19 @@ function acceptOneKey(key: string): RequestHandler {
   };
 }
 
+/**
+ * The verifier as the README's middleware sees it, with `permissions` added to every verification: the middleware
+ * calls `keys.verify(secret)` alone.
+ */
+function requiring(verifier: VerifierClient, permissions: string): VerifierClient {
+  return {
+    apiVersion: verifier.apiVersion,
+    keys: { verify: (secret, options) => verifier.keys.verify(secret, { ...options, permissions }) },
+    cache: verifier.cache,
+    close: () => verifier.close(),
+  };
+}
+
 let verifier: VerifierClient | undefined;
 let guard: RequestHandler;
 if (form === 'floor') {
@@ -45,9 +59,11 @@ if (form === 'floor') {
   verifier = createVerifierClient({
     baseUrl: required('KEY_SERVER_URL'),
     apiKey: required('VERIFIER_KEY'),
-    ...(form === 'cached' && { cache: true }),
+    ...(form !== 'plain' && { cache: true }),
   });
-  guard = requireApiKey(verifier);
+  guard = requireApiKey(
+    form === 'cached-requirement' ? requiring(verifier, required('GATEWAY_REQUIREMENT')) : verifier,
+  );
 }
 
 const app = express();

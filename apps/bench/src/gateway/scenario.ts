@@ -5,9 +5,9 @@ import { DEFAULT_ORGANIZATION, openMigratedStore, parseDatabaseUrl } from '@apik
 import type { LoadGenerator, LoadJob, LoadResult } from '../load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from '../procfs.js';
 import { PROPAGATION_TRIALS, type PropagationResult } from '../propagation.js';
-import type { Engine, SeededDatabase } from '../seed.js';
+import { type Engine, KNOWN_KEY_PERMISSIONS, type SeededDatabase } from '../seed.js';
 import { startServer } from '../server-process.js';
-import { API_TARGET_ENV, SERVER_SCRIPT, sizeLabel } from '../targets.js';
+import { API_TARGET_ENV, SATISFIED_REQUIREMENT, SERVER_SCRIPT, sizeLabel } from '../targets.js';
 import { GATEWAY_FORMS, type GatewayForm } from './forms.js';
 
 /** How many distinct valid keys the load sends to the cached and plain gateways, in turn. */
@@ -100,7 +100,10 @@ export function planGateways(options: {
     );
 }
 
-/** Creates the gateways' verifier key and `GATEWAY_KEYS` active API keys in the default organization. */
+/**
+ * Creates the gateways' verifier key and `GATEWAY_KEYS` active API keys in the default organization, holding the
+ * permissions that `SATISFIED_REQUIREMENT` asks for.
+ */
 async function createGatewayKeys(databaseUrl: string): Promise<{ verifierSecret: string; secrets: string[] }> {
   const { store } = await openMigratedStore(parseDatabaseUrl(databaseUrl));
   try {
@@ -111,7 +114,8 @@ async function createGatewayKeys(databaseUrl: string): Promise<{ verifierSecret:
       const created: string[] = [];
       for (let index = 0; index < GATEWAY_KEYS; index++) {
         const name = `bench gateway ${index}`;
-        created.push((await transaction.createApiKey({ organizationId, name, createdBy })).secret);
+        const permissions = KNOWN_KEY_PERMISSIONS;
+        created.push((await transaction.createApiKey({ organizationId, name, createdBy, permissions })).secret);
       }
       return created;
     });
@@ -293,6 +297,9 @@ export async function runGateway(
         form === 'floor'
           ? { FLOOR_KEY: floorKey }
           : { KEY_SERVER_URL: keyServer.baseUrl, VERIFIER_KEY: verifierSecret };
+      if (form === 'cached-requirement') {
+        env.GATEWAY_REQUIREMENT = SATISFIED_REQUIREMENT;
+      }
       const gateway = await start(form, GATEWAY_SCRIPT, { GATEWAY_FORM: form, ...env });
       gateways.set(form, gateway);
       settings.onProgress(`${target.name}: ${form} gateway listening at ${gateway.baseUrl} (pid ${gateway.pid})`);
