@@ -1,3 +1,4 @@
+import { namesGranting } from '@apikeys/permissions';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +106,32 @@ describe.runIf(available)('PostgreSQL', () => {
           expect(await pageFiltersOf(filters, shape)).toEqual([]);
         },
       );
+    });
+
+    // A permission page reads, for each name that grants it, the permission index in page order and each key by its
+    // ID: never a whole table, never in parallel (the generic plan costs `limit $n` for a tenth of the table).
+    describe.each<[string, ApiKeyFilters]>([
+      ['a permission', { permission: 'documents.drafts.write' }],
+      ['a permission and a status', { permission: 'documents.read', status: 'active' }],
+    ])('listing with %s', (_, filters) => {
+      it.each(CURSOR_SHAPES)('and %s reads the permission index, then keys by primary key only', async (shape) => {
+        const plans = await plansOf(filters, shape);
+        const nodes = plans.at(-1) ?? [];
+
+        const types = nodes.map((node) => node['Node Type']);
+        expect(types).not.toContain('Seq Scan');
+        expect(types).not.toContain('Bitmap Heap Scan');
+        expect(types).not.toContain('Hash Join');
+        expect(types).not.toContain('Gather Merge');
+        expect(types).not.toContain('Gather');
+        const reads = nodes.filter((node) => node['Relation Name'] !== undefined);
+        expect(reads.filter((node) => node['Relation Name'] === 'api_key_permissions')).toHaveLength(
+          namesGranting(filters.permission ?? '').length,
+        );
+        for (const node of reads.filter((node) => node['Relation Name'] === 'api_keys')) {
+          expect(node['Index Name']).toBe('api_keys_pkey');
+        }
+      });
     });
 
     describe.each(ROW_CHECKED_STATUS_SHAPES)('listing with %s', (_, filters) => {

@@ -265,6 +265,21 @@ describe.runIf(available)('QueryPipeline (PostgreSQL)', () => {
 
     expect(plans).toEqual([6, 0]);
   });
+
+  it("the store's pipeline plans without parallel workers or JIT compilation", async () => {
+    const pipeline = new QueryPipeline(pipelineClientConfig({ connectionString: TEST_POSTGRES_URL }), 1);
+    opened.push(pipeline);
+
+    const [settings] = await pipeline.query({
+      name: 'pipeline_test_settings',
+      text: `select current_setting('jit') as jit,
+        current_setting('max_parallel_workers_per_gather') as workers,
+        current_setting('plan_cache_mode') as plans`,
+      values: [],
+    });
+
+    expect(settings).toEqual(['off', '0', 'force_generic_plan']);
+  });
 });
 
 describe('statementName', () => {

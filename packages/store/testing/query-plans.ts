@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { PIPELINE_SESSION_SETTINGS } from '../src/postgres/open-postgres-store.js';
 
 /** A node of a PostgreSQL `EXPLAIN (FORMAT JSON)` plan, as far as the tests and the measuring script read it. */
 export interface PlanNode {
@@ -22,8 +23,8 @@ export function planNodes(node: PlanNode): PlanNode[] {
 
 /**
  * The root of a query's plan, with `EXPLAIN (FORMAT JSON, ...options)`, and the execution time if it ran. The plan
- * is the generic one, planned without the parameters' values, as the store's pipelined statements are
- * (`plan_cache_mode` in open-postgres-store.ts): the plan that runs, not the one the values would get.
+ * is the generic one, planned without the parameters' values, with the settings of the store's pipelined statements
+ * (`PIPELINE_SESSION_SETTINGS` in open-postgres-store.ts): the plan that runs, not the one the values would get.
  */
 export async function explainPostgres(
   client: pg.Client,
@@ -31,7 +32,9 @@ export async function explainPostgres(
   parameters: readonly unknown[],
   options: readonly string[] = [],
 ): Promise<{ plan: PlanNode; executionMs?: number }> {
-  await client.query('set plan_cache_mode = force_generic_plan');
+  for (const [name, value] of Object.entries(PIPELINE_SESSION_SETTINGS)) {
+    await client.query(`set ${name} = ${value}`);
+  }
   await client.query(`prepare explained as ${sql}`);
   try {
     // EXPLAIN takes no bound parameters: the values go into EXECUTE as literals, typed by the prepared statement.

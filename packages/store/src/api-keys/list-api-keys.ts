@@ -6,7 +6,7 @@ import type { SlotFunction } from '../prepared-query.js';
 import { EFFECTIVE_API_KEY_STATUSES } from '../statuses.js';
 import { nowMicros } from '../time.js';
 import type { ApiKeyFilters, EffectiveApiKeyStatus, ListApiKeysQuery, ListApiKeysResult } from '../types.js';
-import { API_KEY_PAGE_SELECTION, type ApiKeyValues, apiKeyFromValues } from './api-key-rows.js';
+import { API_KEY_PAGE_SELECTION, API_KEY_SELECTION, type ApiKeyValues, apiKeyFromValues } from './api-key-rows.js';
 
 /** The values a list query takes. */
 type ListSlot =
@@ -172,8 +172,10 @@ export async function listApiKeys(
       return select.orderBy('created_at', order).orderBy('id', order).limit(slot('limitPlusOne'));
     }
     // The permission filter: for each name that grants the permission, the first keys that hold it and pass the
-    // other filters, read from the permissions index in page order; the page is the first of all those (a key that
-    // holds two of the names comes once).
+    // other filters, read from the permissions index in page order, each key joined by its ID; the page is the first
+    // of all those (a key that holds two of the names comes once). Each branch yields whole rows, so that nothing is
+    // joined after the union: a join there was planned as a scan of every key (SQLite's join order; PostgreSQL's
+    // generic plan, which cannot know the limit).
     const branches = grantedBy.map((_, index) => {
       let branch = core.db
         .selectFrom('api_key_permissions')
@@ -182,7 +184,9 @@ export async function listApiKeys(
             .onRef('api_keys.organization_id', '=', 'api_key_permissions.organization_id')
             .onRef('api_keys.id', '=', 'api_key_permissions.api_key_id'),
         )
-        .select(['api_key_permissions.created_at as page_created_at', 'api_key_permissions.api_key_id as page_key_id'])
+        .select(
+          API_KEY_SELECTION.map((column) => (typeof column === 'string' ? (`api_keys.${column}` as const) : column)),
+        )
         .where('api_key_permissions.organization_id', '=', slot('organizationId'))
         .where('api_key_permissions.permission', '=', slot(`grant${index}`));
       for (const condition of conditions) {
@@ -202,25 +206,17 @@ export async function listApiKeys(
         .orderBy('api_key_permissions.api_key_id', order)
         .limit(slot('limitPlusOne'));
       // SQLite takes an ordered, limited member of a union only as a subquery.
-      return core.db.selectFrom(ordered.as(`granted${index}`)).select(['page_created_at', 'page_key_id']);
+      return core.db.selectFrom(ordered.as(`granted${index}`)).selectAll();
     });
     const [first, ...others] = branches;
     if (!first) {
       throw new Error('a permission is granted by one name at least: itself');
     }
-    const candidates = others.reduce((union, branch) => union.union(branch), first);
-    // A cross join, so that SQLite reads the few candidates first and each key by primary key: with an inner join it
-    // may read every key of the organization instead, probing the candidates (PostgreSQL plans both alike).
     return core.db
-      .selectFrom(candidates.as('page_keys'))
-      .crossJoin('api_keys')
-      .where('api_keys.organization_id', '=', slot('organizationId'))
-      .whereRef('api_keys.id', '=', 'page_keys.page_key_id')
-      .select(
-        API_KEY_PAGE_SELECTION.map((column) => (typeof column === 'string' ? (`api_keys.${column}` as const) : column)),
-      )
-      .orderBy('page_keys.page_created_at', order)
-      .orderBy('page_keys.page_key_id', order)
+      .selectFrom(others.reduce((union, branch) => union.union(branch), first).as('page_keys'))
+      .selectAll()
+      .orderBy('created_at', order)
+      .orderBy('id', order)
       .limit(slot('limitPlusOne'));
   });
   const at = now ?? nowMicros();
