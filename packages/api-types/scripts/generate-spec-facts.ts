@@ -321,7 +321,10 @@ export const CHANGE_FEED = ${json(changeFeedFacts(latest[1]))} as const;
  */
 export const PERMISSIONS = ${json(permissionFacts(latest[1]).permissions)} as const;
 
-/** A permission requirement (\`PermissionQuery\`): at most \`maxLength\` characters, \`maxNesting\` levels of parentheses. */
+/**
+ * A permission requirement (\`PermissionQuery\`): at most \`maxLength\` characters, \`maxNesting\` levels of
+ * parentheses.
+ */
 export const PERMISSION_QUERY = ${json(permissionFacts(latest[1]).query)} as const;
 
 /**

@@ -4,7 +4,7 @@ import { KEY_METADATA, PERMISSIONS } from '@apikeys/api-types';
 export function PermissionsHelp({ id }: { id: string }) {
   return (
     <p id={id} className="muted">
-      One permission name a line, such as <code>documents.read</code>; <code>documents.*</code> grants everything under{' '}
+      One permission name a line, such as <code>documents.read</code>. <code>documents.*</code> grants all of{' '}
       <code>documents</code>, <code>*</code> everything. At most {PERMISSIONS.maxItems} names of at most{' '}
       {PERMISSIONS.nameMaxLength} characters. Empty: none.
     </p>

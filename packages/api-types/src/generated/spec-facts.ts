@@ -69,7 +69,10 @@ export const CHANGE_FEED = {"heartbeatIntervalMs":2000,"maxUnreadBytes":65536} a
  */
 export const PERMISSIONS = {"maxItems":100,"nameMaxLength":128,"namePattern":"^(?:\\*|[a-z0-9_-]+(?:\\.[a-z0-9_-]+)*(?:\\.\\*)?)$"} as const;
 
-/** A permission requirement (`PermissionQuery`): at most `maxLength` characters, `maxNesting` levels of parentheses. */
+/**
+ * A permission requirement (`PermissionQuery`): at most `maxLength` characters, `maxNesting` levels of
+ * parentheses.
+ */
 export const PERMISSION_QUERY = {"maxLength":1000,"maxNesting":8} as const;
 
 /**
