@@ -1,5 +1,6 @@
 import {
   API_KEY_STATUSES_BY_VERSION,
+  API_VERSION,
   API_VERSIONS,
   LATEST_API_VERSION,
   OPERATION_INTRODUCED_IN,
@@ -115,7 +116,7 @@ export function checkExpiry(options: ConnectionOptions, flag: string): void {
  */
 const HAS_KEY_ATTRIBUTES: {
   [Version in ApiVersion]: 'permissions' extends keyof SchemasOf<Version>['ApiKey'] ? true : false;
-} = { '2023-06-01': false, '2026-10-21': true };
+} = { [API_VERSION]: false, [LATEST_API_VERSION]: true };
 
 /** The first API version whose keys have permissions and metadata. */
 const KEY_ATTRIBUTES_SINCE = API_VERSIONS.find((version) => HAS_KEY_ATTRIBUTES[version]);
