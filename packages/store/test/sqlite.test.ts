@@ -346,6 +346,12 @@ describe.each([
         expect(step).toMatch(/^SEARCH api_key_permissions USING PRIMARY KEY \(organization_id=\? AND permission=\?/);
       }
       expect(steps.join('\n')).not.toMatch(/AUTOMATIC|^SCAN (api_keys|api_key_permissions)/m);
+      if (Object.keys(filters).length === 1) {
+        // With no other filter, the branches read positions only, and the page reads its own keys: one read of keys,
+        // after the page's positions.
+        expect(keyReads).toHaveLength(1);
+        expect(steps.indexOf(keyReads[0] ?? '')).toBe(steps.indexOf('SCAN page_keys') + 1);
+      }
     });
   });
 });

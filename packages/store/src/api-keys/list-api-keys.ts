@@ -1,7 +1,8 @@
 import { namesGranting } from '@apikeys/permissions';
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Compilable, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { pageOf } from '../core/page.js';
 import type { StoreCore } from '../core/store-core.js';
+import { isPostgres } from '../dialect.js';
 import type { SlotFunction } from '../prepared-query.js';
 import { EFFECTIVE_API_KEY_STATUSES } from '../statuses.js';
 import { nowMicros } from '../time.js';
@@ -104,6 +105,89 @@ function liveStatusCondition(
   }
 }
 
+/** A key's selection read from `api_keys` in a query that joins other tables. */
+const KEY_SELECTION = API_KEY_SELECTION.map((column) =>
+  typeof column === 'string' ? (`api_keys.${column}` as const) : column,
+);
+
+/** The union of queries of one shape (`union` removes the rows two of them share). */
+function unionOf<Query extends { union(other: Query): Query }>(queries: readonly Query[]): Query {
+  const [first, ...others] = queries;
+  if (!first) {
+    throw new Error('a permission is granted by one name at least: itself');
+  }
+  return others.reduce((union, query) => union.union(query), first);
+}
+
+/** How a page is walked: its cursor, the order of the index read, and the comparison with the cursor's position. */
+interface PageWalk {
+  cursor: ListApiKeysQuery['cursor'];
+  order: 'asc' | 'desc';
+  comparison: '<' | '>';
+  slot: SlotFunction<ListSlot>;
+}
+
+/**
+ * A page of the keys that hold a permission, when no other filter applies: for each of the `grants` names that
+ * grant it, the positions of the first keys that hold it, read from the permissions index alone; then the first of
+ * all those positions (a key that holds two of the names comes once); then only the page's own keys, each by its ID.
+ * The join's order is forced, or the planners read every key (SQLite's join order; PostgreSQL's generic plan, which
+ * cannot know the limit and hash-joins a scan of the table): SQLite's CROSS JOIN keeps the left table outside,
+ * and PostgreSQL does not flatten a lateral subquery with a limit.
+ */
+function permissionPageByPositions(
+  core: StoreCore,
+  grants: number,
+  { cursor, order, comparison, slot }: PageWalk,
+): Compilable {
+  const branches = Array.from({ length: grants }, (_, index) => {
+    let branch = core.db
+      .selectFrom('api_key_permissions')
+      .select(['created_at', 'api_key_id'])
+      .where('organization_id', '=', slot('organizationId'))
+      .where('permission', '=', slot(`grant${index}`));
+    if (cursor) {
+      branch = branch.where(({ eb, refTuple, tuple }) =>
+        eb(refTuple('created_at', 'api_key_id'), comparison, tuple(slot('anchorCreatedAt'), slot('anchorId'))),
+      );
+    }
+    const ordered = branch.orderBy('created_at', order).orderBy('api_key_id', order).limit(slot('limitPlusOne'));
+    // SQLite takes an ordered, limited member of a union only as a subquery.
+    return core.db.selectFrom(ordered.as(`granted${index}`)).selectAll();
+  });
+  const positions = core.db
+    .selectFrom(unionOf(branches).as('granted'))
+    .selectAll()
+    .orderBy('created_at', order)
+    .orderBy('api_key_id', order)
+    .limit(slot('limitPlusOne'))
+    .as('page_keys');
+  if (isPostgres(core.db)) {
+    return core.db
+      .selectFrom(positions)
+      .crossJoinLateral((eb) =>
+        eb
+          .selectFrom('api_keys')
+          .select(API_KEY_SELECTION)
+          .where('api_keys.organization_id', '=', slot('organizationId'))
+          .whereRef('api_keys.id', '=', 'page_keys.api_key_id')
+          .limit(1)
+          .as('page_key'),
+      )
+      .selectAll('page_key')
+      .orderBy('page_keys.created_at', order)
+      .orderBy('page_keys.api_key_id', order);
+  }
+  return core.db
+    .selectFrom(positions)
+    .crossJoin('api_keys')
+    .select(KEY_SELECTION)
+    .where('api_keys.organization_id', '=', slot('organizationId'))
+    .whereRef('api_keys.id', '=', 'page_keys.api_key_id')
+    .orderBy('page_keys.created_at', order)
+    .orderBy('page_keys.api_key_id', order);
+}
+
 /** One page of the organization's keys, newest first: a keyset read of a list index in page order. */
 export async function listApiKeys(
   core: StoreCore,
@@ -171,11 +255,14 @@ export async function listApiKeys(
       }
       return select.orderBy('created_at', order).orderBy('id', order).limit(slot('limitPlusOne'));
     }
-    // The permission filter: for each name that grants the permission, the first keys that hold it and pass the
-    // other filters, read from the permissions index in page order, each key joined by its ID; the page is the first
-    // of all those (a key that holds two of the names comes once). Each branch yields whole rows, so that nothing is
-    // joined after the union: a join there was planned as a scan of every key (SQLite's join order; PostgreSQL's
-    // generic plan, which cannot know the limit).
+    if (conditions.length === 0) {
+      return permissionPageByPositions(core, grantedBy.length, { cursor, order, comparison, slot });
+    }
+    // The permission filter with others: for each name that grants the permission, the first keys that hold it and
+    // pass the other filters, read from the permissions index in page order, each key joined by its ID; the page is
+    // the first of all those (a key that holds two of the names comes once). Each branch yields whole rows, so that
+    // nothing is joined after the union: a join there was planned as a scan of every key (SQLite's join order;
+    // PostgreSQL's generic plan, which cannot know the limit).
     const branches = grantedBy.map((_, index) => {
       let branch = core.db
         .selectFrom('api_key_permissions')
@@ -184,9 +271,7 @@ export async function listApiKeys(
             .onRef('api_keys.organization_id', '=', 'api_key_permissions.organization_id')
             .onRef('api_keys.id', '=', 'api_key_permissions.api_key_id'),
         )
-        .select(
-          API_KEY_SELECTION.map((column) => (typeof column === 'string' ? (`api_keys.${column}` as const) : column)),
-        )
+        .select(KEY_SELECTION)
         .where('api_key_permissions.organization_id', '=', slot('organizationId'))
         .where('api_key_permissions.permission', '=', slot(`grant${index}`));
       for (const condition of conditions) {
@@ -208,12 +293,8 @@ export async function listApiKeys(
       // SQLite takes an ordered, limited member of a union only as a subquery.
       return core.db.selectFrom(ordered.as(`granted${index}`)).selectAll();
     });
-    const [first, ...others] = branches;
-    if (!first) {
-      throw new Error('a permission is granted by one name at least: itself');
-    }
     return core.db
-      .selectFrom(others.reduce((union, branch) => union.union(branch), first).as('page_keys'))
+      .selectFrom(unionOf(branches).as('page_keys'))
       .selectAll()
       .orderBy('created_at', order)
       .orderBy('id', order)
