@@ -4,6 +4,7 @@
  * alone. The checks of an interleaving are in serial-order.ts.
  */
 import { API_VERSION, LATEST_API_VERSION } from '@apikeys/api-types';
+import { grants } from '@apikeys/permissions';
 import {
   API_KEYS_PATH,
   apiKeyPath,
@@ -24,6 +25,12 @@ const TRIALS = 12;
 /** Requests sent at once in a trial. */
 const AT_ONCE = 8;
 const HOUR_MICROS = 3_600_000_000;
+/** The permissions an update may set, some of which grant `documents.read` through a wildcard. */
+const PERMISSION_CHOICES = [[], ['documents.read'], ['documents.*', 'billing.write'], ['*'], ['billing.read']];
+/** The metadata an update may set. */
+const METADATA_CHOICES = [{}, { owner: 'team-a' }, { owner: 'team-b', plan: { tier: 'pro' } }];
+/** The permissions whose list filter must agree with the key's final permissions. */
+const FILTERED_PERMISSIONS = ['documents.read', 'billing.write', 'billing.read'];
 
 describe('concurrent writes on one key', () => {
   let server: TestServer;
@@ -152,6 +159,12 @@ describe('concurrent writes on one key', () => {
       if (version === LATEST_API_VERSION && random() < 0.4) {
         patch.expiresAt = pick([null, nowMicros() + HOUR_MICROS + index]);
       }
+      if (version === LATEST_API_VERSION && random() < 0.4) {
+        patch.permissions = JSON.stringify(pick(PERMISSION_CHOICES));
+      }
+      if (version === LATEST_API_VERSION && random() < 0.3) {
+        patch.metadata = JSON.stringify(pick(METADATA_CHOICES));
+      }
     }
     return { kind: 'update', version, patch };
   }
@@ -160,16 +173,41 @@ describe('concurrent writes on one key', () => {
     if (write.kind === 'rotate') {
       return post(`${apiKeyPath(id)}/rotate`, LATEST_API_VERSION, { grace_period_seconds: write.gracePeriodSeconds });
     }
-    const { name, status, expiresAt } = write.patch;
+    const { name, status, expiresAt, permissions, metadata } = write.patch;
     const body = {
       ...(name !== undefined && { name }),
       ...(status !== undefined && { status }),
       ...(expiresAt !== undefined && { expires_at: expiresAt === null ? null : microsToText(expiresAt) }),
+      ...(permissions !== undefined && { permissions: JSON.parse(permissions) }),
+      ...(metadata !== undefined && { metadata: JSON.parse(metadata) }),
     };
     return post(apiKeyPath(id), write.version, body);
   }
 
-  it(`${TRIALS} times, updates (name, status, expiry) through both versions, rotations and a creation interleaved on one key leave a state and an audit chain one serial order explains`, async () => {
+  /** The keys the list filter of `permission` shows, among the organization's. */
+  async function listedWith(permission: string): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: { direction: 'after'; id: string } | undefined;
+    for (;;) {
+      const page = await server.store.listApiKeys({
+        organizationId: org.id,
+        limit: 100,
+        cursor,
+        filters: { permission },
+      });
+      if (page.kind !== 'page') {
+        throw new Error('no page of keys');
+      }
+      ids.push(...page.keys.map((key) => key.id));
+      const last = page.keys.at(-1);
+      if (!page.hasMore || last === undefined) {
+        return ids;
+      }
+      cursor = { direction: 'after', id: last.id };
+    }
+  }
+
+  it(`${TRIALS} times, updates (name, status, expiry, permissions, metadata) through both versions, rotations and a creation interleaved on one key leave a state and an audit chain one serial order explains`, async () => {
     const random = seededRandom(20_261_127);
     for (let trial = 0; trial < TRIALS; trial++) {
       const { id } = await createKey(trial % 2 === 0 ? {} : { expires_at: microsToText(nowMicros() + HOUR_MICROS) });
@@ -202,6 +240,11 @@ describe('concurrent writes on one key', () => {
       const final = await stored(id);
       const context = JSON.stringify(answered.map(({ write, status }) => [write, status]));
       expect(unexplained(stateOf(initial), answered, about, stateOf(final)), context).toEqual([]);
+      // The permissions index the list filter reads agrees with the permissions the key ended with.
+      for (const permission of FILTERED_PERMISSIONS) {
+        const held = final.permissions.some((name) => grants(name, permission));
+        expect((await listedWith(permission)).includes(id), `${context}: ${permission}`).toBe(held);
+      }
       const acknowledgedRotations = answered.filter(({ write, status }) => write.kind === 'rotate' && status === 200);
       expect(replacing.map((event) => event.requestId).sort(), context).toEqual(
         acknowledgedRotations.map(({ requestId }) => requestId).sort(),
@@ -222,7 +265,13 @@ describe('concurrent writes on one key', () => {
 });
 
 function stateOf(key: ApiKeyRecord): KeyState {
-  return { name: key.name, status: key.status, expiresAt: key.expiresAt ?? null };
+  return {
+    name: key.name,
+    status: key.status,
+    expiresAt: key.expiresAt ?? null,
+    permissions: JSON.stringify(key.permissions),
+    metadata: JSON.stringify(key.metadata),
+  };
 }
 
 /** Microseconds as an RFC 3339 datetime with six fractional digits. */

@@ -1,10 +1,15 @@
 import type { ApiKeyStatus, AuditEventRecord, EpochMicros } from '@apikeys/store';
 
-/** What the audit trail records of a key: the fields its events change. */
+/**
+ * What the audit trail records of a key: the fields its events change. Permissions and metadata are held as their
+ * JSON text, so that states compare field by field with `===`.
+ */
 export interface KeyState {
   name: string;
   status: ApiKeyStatus;
   expiresAt: EpochMicros | null;
+  permissions: string;
+  metadata: string;
 }
 
 /** A write sent to one key: an update (a field absent is left unchanged) or a rotation. */
@@ -22,7 +27,12 @@ export interface AnsweredWrite {
   answeredAt: EpochMicros;
 }
 
-const FIELDS = ['name', 'status', 'expiresAt'] as const;
+const FIELDS = ['name', 'status', 'expiresAt', 'permissions', 'metadata'] as const;
+
+/** A recorded value of `field`, in the form of `KeyState`. */
+function stateValue(field: (typeof FIELDS)[number], value: unknown): unknown {
+  return field === 'permissions' || field === 'metadata' ? JSON.stringify(value) : value;
+}
 
 /** Whether a key in `state` has expired at `moment`: not archived, and its expiry is at or before it. */
 function expiredAt(state: KeyState, moment: EpochMicros): boolean {
@@ -47,6 +57,12 @@ function bodyDiffers(body: unknown, state: KeyState, version: string): string | 
   }
   const expiryShown = version !== '2023-06-01';
   if (expiryShown) {
+    for (const field of ['permissions', 'metadata'] as const) {
+      const value = JSON.stringify((body as Record<string, unknown>)[field]);
+      if (value !== state[field]) {
+        return `${field} ${value} against ${state[field]}`;
+      }
+    }
     const micros = shown.expires_at == null ? null : timestampMicros(shown.expires_at);
     if (micros !== state.expiresAt) {
       return `expires_at ${shown.expires_at} against ${state.expiresAt}`;
@@ -103,10 +119,11 @@ export function unexplained(
       if (change === undefined) {
         continue;
       }
-      if (change.from !== state[field]) {
-        problems.push(`event ${event.id} changes ${field} from ${change.from}, but the chain left ${state[field]}`);
+      const from = stateValue(field, change.from);
+      if (from !== state[field]) {
+        problems.push(`event ${event.id} changes ${field} from ${from}, but the chain left ${state[field]}`);
       }
-      Object.assign(next, { [field]: change.to });
+      Object.assign(next, { [field]: stateValue(field, change.to) });
     }
     if (write?.write.kind === 'update') {
       const { patch } = write.write;
