@@ -143,6 +143,12 @@ function changeFeedFacts(document: OpenApiDocument) {
   };
 }
 
+/** The bounds of a gateway's report of key uses (`KeyUsageReport.uses`), in the latest version. */
+function usageReportFacts(document: OpenApiDocument) {
+  const uses = required(schemaAt(document, 'KeyUsageReport').properties?.uses, 'KeyUsageReport.uses');
+  return { maxUses: required(uses.maxItems, 'KeyUsageReport.uses.maxItems', isInteger) };
+}
+
 /** The grammar and bounds of permissions, permission queries and key metadata, in the latest version. */
 function permissionFacts(document: OpenApiDocument) {
   const permissions = schemaAt(document, 'Permissions');
@@ -314,6 +320,9 @@ export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};
  * (\`x-max-unread-bytes\`).
  */
 export const CHANGE_FEED = ${json(changeFeedFacts(latest[1]))} as const;
+
+/** A gateway's report of key uses (\`reportKeyUsage\`): at most \`maxUses\` uses (\`KeyUsageReport.uses.maxItems\`). */
+export const KEY_USAGE_REPORT = ${json(usageReportFacts(latest[1]))} as const;
 
 /**
  * A key's permissions (\`Permissions\`, \`PermissionName\`): at most \`maxItems\` distinct names, each at most

@@ -1,6 +1,7 @@
+import { KEY_USAGE_REPORT } from '@apikeys/api-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createVerifierClient, type KeyUse, type VerifierClient } from '../src/index.js';
-import { MAX_USES_PER_REPORT, toTimestamp, UsageReports } from '../src/verifier/usage-reports.js';
+import { toTimestamp, UsageReports } from '../src/verifier/usage-reports.js';
 import {
   type FakeVerifierServer,
   keyId,
@@ -143,7 +144,7 @@ describe('UsageReports', () => {
 
     await reports.flush();
 
-    expect(sent.map((uses) => uses.length)).toEqual([MAX_USES_PER_REPORT, MAX_USES_PER_REPORT, 500]);
+    expect(sent.map((uses) => uses.length)).toEqual([KEY_USAGE_REPORT.maxUses, KEY_USAGE_REPORT.maxUses, 500]);
     expect(new Set(sent.flat().map((use) => use.api_key_id)).size).toBe(2_500);
     expect(reports.pending).toBe(0);
   });
@@ -186,7 +187,7 @@ describe('UsageReports', () => {
 
     await flaky.flush();
 
-    expect(sent.map((uses) => uses.length)).toEqual([MAX_USES_PER_REPORT, MAX_USES_PER_REPORT]);
+    expect(sent.map((uses) => uses.length)).toEqual([KEY_USAGE_REPORT.maxUses, KEY_USAGE_REPORT.maxUses]);
     expect(flaky.pending).toBe(1_500);
   });
 

@@ -1,7 +1,7 @@
 // The client takes its API facts (the default version, the status of each error type) from what is generated from
 // the spec. These tests read the spec itself, so that a copy of one of those facts in the client, or generated facts
 // that are out of date, fail here.
-import type { ErrorType } from '@apikeys/api-types';
+import { type ErrorType, KEY_USAGE_REPORT } from '@apikeys/api-types';
 import { loadSpec, specVersions } from '@apikeys/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +17,7 @@ import {
   RequestTooLargeError,
   ServiceUnavailableError,
 } from '../src/index.js';
-import { MAX_USES_PER_REPORT, toTimestamp } from '../src/verifier/usage-reports.js';
+import { toTimestamp } from '../src/verifier/usage-reports.js';
 import { type ScriptedServer, startScriptedServer } from './support/scripted-server.js';
 
 const spec = loadSpec();
@@ -129,7 +129,7 @@ describe('the caching verifier', () => {
   it('sends at most as many uses per report as KeyUsageReport allows', () => {
     const report = schemas.KeyUsageReport as { properties: { uses: { maxItems: number } } };
 
-    expect(MAX_USES_PER_REPORT).toBe(report.properties.uses.maxItems);
+    expect(KEY_USAGE_REPORT.maxUses).toBe(report.properties.uses.maxItems);
   });
 
   it("writes used_at as the spec's Timestamp pattern says", () => {

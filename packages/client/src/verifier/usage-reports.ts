@@ -1,8 +1,6 @@
+import { KEY_USAGE_REPORT } from '@apikeys/api-types';
 import type { KeyUse } from '../types.js';
 import { unrefTimer } from './change-feed.js';
-
-/** The most uses `reportKeyUsage` takes in one request (the spec's `maxItems`). */
-export const MAX_USES_PER_REPORT = 1000;
 
 /** How the reports are sent and how often. */
 export interface UsageReportsOptions {
@@ -19,7 +17,7 @@ export function toTimestamp(ms: number): string {
 
 /**
  * The uses of keys answered `VALID` from memory, which the server did not see: noted as key ID → latest use, and sent
- * once per interval with `reportKeyUsage`, at most one use per key, in requests of at most 1000 uses. What a failed
+ * once per interval with `reportKeyUsage`, at most one use per key, in requests of at most `KEY_USAGE_REPORT.maxUses`. What a failed
  * request held is merged back and sent at the next interval, so nothing is lost and the notes never hold more than one
  * entry per key.
  */
@@ -72,8 +70,8 @@ export class UsageReports {
   async #send(): Promise<void> {
     const uses = [...this.#noted].map(([api_key_id, at]) => ({ api_key_id, at }));
     this.#noted.clear();
-    for (let start = 0; start < uses.length; start += MAX_USES_PER_REPORT) {
-      const batch = uses.slice(start, start + MAX_USES_PER_REPORT);
+    for (let start = 0; start < uses.length; start += KEY_USAGE_REPORT.maxUses) {
+      const batch = uses.slice(start, start + KEY_USAGE_REPORT.maxUses);
       try {
         await this.#options.send(batch.map(({ api_key_id, at }) => ({ api_key_id, used_at: toTimestamp(at) })));
       } catch {
