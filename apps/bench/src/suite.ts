@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { API_VERSION } from '@apikeys/api-types';
 import type { StartedServerProcess as ServerProcess } from '@apikeys/server/testing';
 import type { BenchDatabase } from './audit-trail-off.js';
-import { type GatewayResult, type GatewayRun, type GatewayTarget, runGateway } from './gateway/scenario.js';
+import {
+  type GatewayResult,
+  type GatewayRun,
+  type GatewaySettings,
+  type GatewayTarget,
+  runGateway,
+} from './gateway/scenario.js';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
 import { measurePropagation, PROPAGATION_TRIALS, type PropagationResult } from './propagation.js';
@@ -62,16 +68,7 @@ export interface SeedResult {
   knownKeySeconds: number;
 }
 
-export interface SuiteSettings {
-  repoRoot: string;
-  workDir: string;
-  connections: number;
-  /** How many times each scenario runs on every target in turn (`runOrder`). */
-  rounds: number;
-  durationSeconds: number;
-  warmupSeconds: number;
-  /** The warm-up before a target's first scenario, while V8 optimizes the server (docs/benchmarks.md). */
-  firstWarmupSeconds: number;
+export interface SuiteSettings extends GatewaySettings {
   /** The PostgreSQL server to create the bench database on (used only when the plan has PostgreSQL targets). */
   postgresUrl: string;
   /** Starts every server under `node --cpu-prof` writing here. */
@@ -86,7 +83,6 @@ export interface SuiteSettings {
   onGatewayResult(result: GatewayResult): void;
   /** Called with everything measured on a gateway target, once it is done. */
   onGateway(run: GatewayRun): void;
-  onProgress(message: string): void;
   /** Called when a scenario cannot be measured (its server died, say); the suite goes on with the next. */
   onFailure(message: string): void;
 }

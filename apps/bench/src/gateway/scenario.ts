@@ -17,14 +17,16 @@ export const FEED_SUBSCRIBERS = 200;
 const GATEWAY_SCRIPT = 'apps/bench/dist/gateway/gateway.js';
 const PROPAGATION_LIMIT_MS = 5_000;
 
-/** What a gateway target takes of the suite's settings (`SuiteSettings`, which the suite passes). */
+/** How every target of a run is measured; a gateway target needs only these (`SuiteSettings` extends them). */
 export interface GatewaySettings {
   repoRoot: string;
   workDir: string;
   connections: number;
+  /** How many times each scenario runs on every target in turn (`runOrder`). */
   rounds: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /** The warm-up before a target's first scenario, while V8 optimizes the server (docs/benchmarks.md). */
   firstWarmupSeconds: number;
   onProgress(message: string): void;
 }
