@@ -21,11 +21,12 @@ export interface ChangeFeedOptions {
   open(signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
   /** How long to wait for `subscribed` after asking. */
   connectTimeoutMs: number;
-  /** The first delay before subscribing again; it doubles at each failure in a row. */
-  retryBaseDelayMs?: number;
-  /** The cap of that delay (a `retry-after` from the server may ask for longer, up to `MAX_RETRY_AFTER_MS`). */
-  retryMaxDelayMs?: number;
 }
+
+/** The first delay before subscribing again; it doubles at each failure in a row. */
+const RETRY_BASE_DELAY_MS = 250;
+/** The cap of that delay (a `retry-after` from the server may ask for longer, up to `MAX_RETRY_AFTER_MS`). */
+const RETRY_MAX_DELAY_MS = 5_000;
 
 /** The feed is lost when nothing was heard for this many heartbeat intervals. */
 export const SILENCE_INTERVALS = 2.5;
@@ -46,7 +47,7 @@ class FeedLost extends Error {
  * the end of the stream, an error.
  */
 export class ChangeFeed {
-  readonly #options: Required<ChangeFeedOptions>;
+  readonly #options: ChangeFeedOptions;
   readonly #listener: ChangeFeedListener;
   #live = false;
   #closed = false;
@@ -59,7 +60,7 @@ export class ChangeFeed {
   #running: Promise<void> | undefined;
 
   constructor(options: ChangeFeedOptions, listener: ChangeFeedListener) {
-    this.#options = { retryBaseDelayMs: 250, retryMaxDelayMs: 5_000, ...options };
+    this.#options = options;
     this.#listener = listener;
   }
 
@@ -204,8 +205,7 @@ export class ChangeFeed {
 
   /** The delay before subscribing again: backoff with jitter, or the server's `retry-after` when longer. */
   #retryDelay(reason: unknown): number {
-    const { retryBaseDelayMs, retryMaxDelayMs } = this.#options;
-    const backoff = Math.min(retryMaxDelayMs, retryBaseDelayMs * 2 ** this.#failuresInARow);
+    const backoff = Math.min(RETRY_MAX_DELAY_MS, RETRY_BASE_DELAY_MS * 2 ** this.#failuresInARow);
     this.#failuresInARow += 1;
     const jittered = backoff * (1 - Math.random() * 0.25);
     const asked =
