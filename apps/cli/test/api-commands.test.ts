@@ -15,10 +15,10 @@ import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { seedApiKeys } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedApiKeyJson } from '../src/format/stored-records.js';
+import { REQUEST_ID } from './cli-output.js';
 import { runCli, runCliJson, tempDatabase } from './run-cli.js';
 
 const LONG_NAME = 'Payments reconciliation worker for the EU billing cluster (legacy)';
-const REQUEST_ID = /\(request req_[A-Za-z0-9]+\)/;
 
 // One server for the whole file, over a database the store fills before it starts: 300 seeded keys plus two named
 // ones. The API commands must never open the database themselves, so they get a DATABASE_URL that must stay unused.

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { LATEST_API_VERSION } from '@apikeys/api-types';
 import { type AuditEvent, type CreatedApiKey, createAdminClient, type ListAuditEventsResponse } from '@apikeys/client';
@@ -14,21 +13,12 @@ import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { seedApiKeys, seedAuditEvents } from '@apikeys/store/seeding';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_EVENTS } from '../src/format/audit-event.js';
-import { type CliResult, runCli, runCliJson, tempDatabase } from './run-cli.js';
+import { expectUsageError, osUser, REQUEST_ID } from './cli-output.js';
+import { runCli, runCliJson, tempDatabase } from './run-cli.js';
 
 const EVENTS_PATH = '/v1/organizations/audit_events';
-const REQUEST_ID = /\(request req_[A-Za-z0-9]+\)/;
 const SEEDED_EVENTS = 150;
 const HEADER = /^OCCURRED {2,}TYPE {2,}ACTOR {2,}TARGET {2,}CHANGES$/;
-
-/** The OS user the CLI runs as (the one running the tests), which operator commands record; null when unknown. */
-function osUser(): string | null {
-  try {
-    return userInfo().username || null;
-  } catch {
-    return null;
-  }
-}
 
 /** The events of JSON Lines output: one JSON object per line, every line ended. */
 function jsonLines(stdout: string): AuditEvent[] {
@@ -41,12 +31,6 @@ function jsonLines(stdout: string): AuditEvent[] {
 
 /** JSON Lines of `events`, as the CLI must print them. */
 const asJsonLines = (events: readonly AuditEvent[]) => events.map((event) => `${JSON.stringify(event)}\n`).join('');
-
-/** Checks a run that the parser or the CLI refused before sending anything: exit 2, a message, nothing on stdout. */
-function expectUsageError(result: CliResult, message: RegExp): void {
-  expect(result).toMatchObject({ code: 2, stdout: '' });
-  expect(result.stderr).toMatch(message);
-}
 
 /** The cells of a table row, cut at the positions of the header's column names. */
 function cells(header: string, row: string): Record<string, string> {

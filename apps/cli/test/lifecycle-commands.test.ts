@@ -13,9 +13,9 @@ import {
 import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_SHOWN_ONCE } from '../src/format/api-key.js';
-import { type CliResult, FORMAT, runCli, runCliJson, tempDatabase } from './run-cli.js';
+import { expectUsageError, field, REQUEST_ID } from './cli-output.js';
+import { FORMAT, runCli, runCliJson, tempDatabase } from './run-cli.js';
 
-const REQUEST_ID = /\(request req_[A-Za-z0-9]+\)/;
 const DAY_MS = 86_400_000;
 
 /** An RFC 3339 time `seconds` from now, in whole seconds, as a person would type it. */
@@ -26,18 +26,6 @@ function fromNow(seconds: number): string {
 /** The microsecond form the API answers with, of a time in whole seconds. */
 function micros(rfc3339: string): string {
   return rfc3339.replace(/Z$/, '.000000Z');
-}
-
-/** The value of one `field: value` line of the human output. */
-function field(stdout: string, name: string): string | undefined {
-  const line = stdout.split('\n').find((each) => each.startsWith(`${name}:`));
-  return line?.slice(name.length + 1).trim();
-}
-
-/** Checks a run that the parser or the CLI refused before sending anything: exit 2, a message, nothing on stdout. */
-function expectUsageError(result: CliResult, message: RegExp): void {
-  expect(result).toMatchObject({ code: 2, stdout: '' });
-  expect(result.stderr).toMatch(message);
 }
 
 // The key lifecycle commands of the admin CLI (keys issue, keys rotate, keys update's expiry) and the new fields of

@@ -3,17 +3,9 @@ import { DEFAULT_ORGANIZATION } from '@apikeys/server/testing';
 import type { AuditEventRecord, Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorName } from '../src/store-session.js';
+import { osUser } from './cli-output.js';
 import { type CliDatabase, ENGINES } from './databases.js';
 import { runCli, runCliJson } from './run-cli.js';
-
-/** The OS user the CLI runs as (the one running the tests); null when it cannot be told. */
-function osUser(): string | null {
-  try {
-    return userInfo().username || null;
-  } catch {
-    return null;
-  }
-}
 
 /** The actor every operator command must record. */
 const OPERATOR = { type: 'operator', name: osUser() } as const;

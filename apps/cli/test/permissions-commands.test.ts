@@ -12,22 +12,10 @@ import {
 } from '@apikeys/server/testing';
 import { openMigratedStore, parseDatabaseUrl } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, runCli, runCliJson, tempDatabase } from './run-cli.js';
+import { expectUsageError, field, REQUEST_ID } from './cli-output.js';
+import { runCli, runCliJson, tempDatabase } from './run-cli.js';
 
-const REQUEST_ID = /\(request req_[A-Za-z0-9]+\)/;
 const METADATA = { owner: 'team-billing', plan: 'enterprise', limits: { rps: 10 }, tags: ['eu', 'prod'] };
-
-/** The value of one `field: value` line of the human output. */
-function field(stdout: string, name: string): string | undefined {
-  const line = stdout.split('\n').find((each) => each.startsWith(`${name}:`));
-  return line?.slice(name.length + 1).trim();
-}
-
-/** Checks a run that the parser or the CLI refused before sending anything: exit 2, a message, nothing on stdout. */
-function expectUsageError(result: CliResult, message: RegExp | string): void {
-  expect(result).toMatchObject({ code: 2, stdout: '' });
-  expect(result.stderr).toMatch(message);
-}
 
 // Keys' permissions and metadata (2026-10-21) through keys issue, get, update, list and history, against the real
 // server started as a child process. As in api-commands.test.ts, the API commands get a DATABASE_URL that must stay
