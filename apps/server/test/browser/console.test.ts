@@ -124,7 +124,12 @@ describe('the admin console in Chromium', () => {
       ['export', 'Nightly export'],
       ['billing', 'Billing service'],
     ] as const) {
-      const { data } = await api.POST('/v1/organizations/api_keys', { body: { name } });
+      // The key whose page is the screenshot of docs/console.md shows what a key can carry.
+      const attributes =
+        field === 'billing'
+          ? { permissions: ['invoices.read', 'invoices.write', 'customers.*'], metadata: { owner: 'team-billing' } }
+          : {};
+      const { data } = await api.POST('/v1/organizations/api_keys', { body: { name, ...attributes } });
       named[field] = data?.id ?? '';
     }
     consoleUrl = `${server.baseUrl}/console`;
