@@ -72,6 +72,8 @@ export async function composeServer(inputs: CompositionInputs): Promise<Composed
   const { logger, metrics } = inputs;
   const store = metrics ? instrumentStore(inputs.store, metrics) : inputs.store;
   const limiter = inputs.rateLimits && new RequestLimiter(inputs.rateLimits, logger, metrics);
+  // The key cache listens to the store's changes before the change feed does, so it hears each one first: it has
+  // forgotten a changed key before a gateway, told by the feed, asks about it again.
   const keyCache = await startKeyCache(store, inputs.keyCache, logger);
   const changeFeed = await startKeyChangeFeed(
     store,

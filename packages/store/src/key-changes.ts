@@ -42,20 +42,65 @@ export function parseKeyChangePayload(payload: string): AnnouncedKeyChange | und
   };
 }
 
-/** The listeners of one store's changes, called in this process as soon as each change has committed. */
+/** How a store's engine tells of the other processes' changes (`DialectAdapter.watchKeyChanges`). */
+export type WatchOtherProcesses = (listener: KeyChangeListener) => Promise<() => Promise<void>>;
+
+/**
+ * The listeners of one store's changes: its own, published as soon as each has committed, and the other processes',
+ * heard through one watch of the engine shared by every listener while any listens. Every listener hears every event
+ * in the order the listeners came: a server's key cache, which listens first, has forgotten a changed key before its
+ * change feed tells a gateway to ask about it again. (With a watch each, two connections heard the same change at
+ * different moments, and a gateway could ask again, and remember the answer, before the cache had forgotten.)
+ */
 export class KeyChangeHub {
   readonly #listeners = new Set<KeyChangeListener>();
-
-  subscribe(listener: KeyChangeListener): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  }
+  #watching: Promise<() => Promise<void>> | undefined;
+  /** Whether the engine's watch is lost now (from `lost` to `reset`): a listener that comes then hears `lost`. */
+  #lost = false;
 
   publish(event: KeyChangeEvent): void {
+    if (event.type === 'lost') {
+      this.#lost = true;
+    } else if (event.type === 'reset') {
+      this.#lost = false;
+    }
     for (const listener of this.#listeners) {
       listener(event);
     }
+  }
+
+  /**
+   * Adds `listener`, and watches the other processes through `watch` unless a listener does already. Resolves once
+   * listening, with the function that stops; rejects, adding nothing, when the engine cannot watch.
+   */
+  async listen(listener: KeyChangeListener, watch: WatchOtherProcesses): Promise<() => Promise<void>> {
+    this.#listeners.add(listener);
+    try {
+      this.#watching ??= watch((event) => this.publish(event)).catch((error: unknown) => {
+        this.#watching = undefined;
+        throw error;
+      });
+      await this.#watching;
+    } catch (error) {
+      this.#listeners.delete(listener);
+      throw error;
+    }
+    if (this.#lost) {
+      listener({ type: 'lost' });
+    }
+    let listening = true;
+    return async () => {
+      if (!listening) {
+        return;
+      }
+      listening = false;
+      this.#listeners.delete(listener);
+      const watching = this.#watching;
+      if (this.#listeners.size === 0 && watching !== undefined) {
+        this.#watching = undefined;
+        this.#lost = false;
+        await (await watching)();
+      }
+    };
   }
 }

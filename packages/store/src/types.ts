@@ -63,8 +63,9 @@ export interface StoreLifecycle {
   /**
    * Calls `listener` for each change to an API key, admin key or verifier key made by any process on this database,
    * once it has committed: at once for this store's own, and as soon as the engine tells of the others' (PostgreSQL:
-   * notifications; SQLite: a poll of the file's version, which says only that something changed: `reset`). Resolves
-   * once listening, with the function that stops it.
+   * notifications; SQLite: a poll of the file's version, which says only that something changed: `reset`). Every
+   * listener of the store hears every event, in the order the listeners came (one watch of the engine serves them
+   * all). Resolves once listening, with the function that stops it.
    */
   watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>>;
   /** Runs a trivial query, within the store's deadline: resolves when the database answers. */

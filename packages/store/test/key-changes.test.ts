@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { keyChangePayload, parseKeyChangePayload } from '../src/key-changes.js';
+import { KeyChangeHub, keyChangePayload, parseKeyChangePayload } from '../src/key-changes.js';
 import { openMigratedStore, type StoreLocation } from '../src/open-store.js';
 import { DEFAULT_ORGANIZATION } from '../src/organizations.js';
 import type { KeyChangeEvent, Store } from '../src/types.js';
 import { createTestKey } from '../testing/keys.js';
-import { createTestDatabase, type TestDatabase } from '../testing/postgres.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../testing/postgres.js';
 import { postgresAvailable } from '../testing/postgres-available.js';
 import { type PrivatePostgres, privatePostgresAvailable, startPrivatePostgres } from '../testing/private-postgres.js';
 
@@ -68,6 +68,76 @@ describe('key change notification payloads', () => {
     'api_key:apikey_1:org_1:updated:a1b2:extra',
   ])('refuse a payload of no form this service sends: %j', (payload) => {
     expect(parseKeyChangePayload(payload)).toBeUndefined();
+  });
+});
+
+describe('the key change hub of a store', () => {
+  /** A watch of other processes that records how often it started and stopped, and lets the test tell of events. */
+  function fakeWatch(failures = 0) {
+    const watch = { starts: 0, stops: 0, failures, tell: (_: KeyChangeEvent) => {} };
+    const start = async (listener: (event: KeyChangeEvent) => void) => {
+      watch.starts += 1;
+      if (watch.failures > 0) {
+        watch.failures -= 1;
+        throw new Error('cannot listen');
+      }
+      watch.tell = listener;
+      return async () => {
+        watch.stops += 1;
+      };
+    };
+    return { watch, start };
+  }
+
+  it('starts one watch for all its listeners, and stops it when the last one stops', async () => {
+    const hub = new KeyChangeHub();
+    const { watch, start } = fakeWatch();
+    const order: string[] = [];
+    const stops = await Promise.all(
+      ['cache', 'feed'].map((name) => hub.listen((event) => order.push(`${name}:${event.type}`), start)),
+    );
+
+    watch.tell({ type: 'reset' });
+    hub.publish({
+      type: 'changed',
+      change: { kind: 'api_key', id: 'apikey_1', organizationId: 'org_1', change: 'updated' },
+    });
+    await stops[0]?.();
+    await stops[0]?.();
+    expect(watch.stops).toBe(0);
+    await stops[1]?.();
+
+    expect(order).toEqual(['cache:reset', 'feed:reset', 'cache:changed', 'feed:changed']);
+    expect(watch).toMatchObject({ starts: 1, stops: 1 });
+  });
+
+  it('tells a listener that comes while the watch is lost that it is, and one that comes after the reset nothing', async () => {
+    const hub = new KeyChangeHub();
+    const { watch, start } = fakeWatch();
+    await hub.listen(() => {}, start);
+    const late: string[] = [];
+    const later: string[] = [];
+
+    watch.tell({ type: 'lost' });
+    await hub.listen((event) => late.push(event.type), start);
+    watch.tell({ type: 'reset' });
+    await hub.listen((event) => later.push(event.type), start);
+
+    expect(late).toEqual(['lost', 'reset']);
+    expect(later).toEqual([]);
+  });
+
+  it('rejects a listener, adding nothing, when the engine cannot watch; the next listener tries again', async () => {
+    const hub = new KeyChangeHub();
+    const { watch, start } = fakeWatch(1);
+    const heard: string[] = [];
+
+    await expect(hub.listen((event) => heard.push(`first:${event.type}`), start)).rejects.toThrow('cannot listen');
+    await hub.listen((event) => heard.push(`second:${event.type}`), start);
+    watch.tell({ type: 'reset' });
+
+    expect(heard).toEqual(['second:reset']);
+    expect(watch.starts).toBe(2);
   });
 });
 
@@ -214,6 +284,42 @@ describe.runIf(available)('watchKeyChanges on PostgreSQL', () => {
       { kind: 'api_key', id: key.id, organizationId: organization.id, change: 'updated' },
       { kind: 'api_key', id: key.id, organizationId: organization.id, change: 'rotated' },
     ]);
+  });
+
+  it("hears another process's changes on one connection for all its listeners, each event in the order they came", async () => {
+    const [writer, watcher] = stores as [Store, Store];
+    const listeningConnections = () =>
+      onPostgres(database.url, async (client) => {
+        const { rows } = await client.query<{ count: string }>(
+          `select count(*) from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+        );
+        return Number(rows[0]?.count);
+      });
+    const before = await listeningConnections();
+    const order: string[] = [];
+    const stops = await Promise.all(
+      ['first', 'second', 'third'].map((name) =>
+        watcher.watchKeyChanges((event) => {
+          if (event.type === 'changed') {
+            order.push(`${name}:${event.change.id}`);
+          }
+        }),
+      ),
+    );
+    const { listener, until } = recorder();
+    stops.push(await watcher.watchKeyChanges(listener));
+    const keys = await Promise.all([newKey(writer, 'one'), newKey(writer, 'two')]);
+
+    for (const key of keys) {
+      await writer.updateApiKey(DEFAULT_ORGANIZATION.id, key.id, { status: 'inactive' });
+    }
+    await until((events) => keys.every((key) => changedIds(events).includes(`api_key:${key.id}`)));
+
+    expect(await listeningConnections()).toBe(before + 1);
+    const heard = order.filter((entry) => keys.some((key) => entry.endsWith(key.id)));
+    expect(heard).toEqual(keys.flatMap((key) => ['first', 'second', 'third'].map((name) => `${name}:${key.id}`)));
+    await Promise.all(stops.map((stop) => stop()));
+    await expect.poll(listeningConnections).toBe(before);
   });
 
   it('tells the others of a change made just before the store closes (the operator CLI, which then exits)', async () => {

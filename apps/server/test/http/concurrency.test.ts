@@ -242,7 +242,7 @@ describe('concurrent writes on one key', () => {
       expect(unexplained(stateOf(initial), answered, about, stateOf(final)), context).toEqual([]);
       // The permissions index the list filter reads agrees with the permissions the key ended with.
       for (const permission of FILTERED_PERMISSIONS) {
-        const held = final.permissions.some((name) => grants(name, permission));
+        const held = (final.permissions ?? []).some((name) => grants(name, permission));
         expect((await listedWith(permission)).includes(id), `${context}: ${permission}`).toBe(held);
       }
       const acknowledgedRotations = answered.filter(({ write, status }) => write.kind === 'rotate' && status === 200);
@@ -269,8 +269,8 @@ function stateOf(key: ApiKeyRecord): KeyState {
     name: key.name,
     status: key.status,
     expiresAt: key.expiresAt ?? null,
-    permissions: JSON.stringify(key.permissions),
-    metadata: JSON.stringify(key.metadata),
+    permissions: JSON.stringify(key.permissions ?? []),
+    metadata: JSON.stringify(key.metadata ?? {}),
   };
 }
 

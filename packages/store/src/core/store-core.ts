@@ -98,16 +98,8 @@ export class StoreCore {
     }
   }
 
-  async watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>> {
-    const unsubscribe = this.keyChanges.subscribe(listener);
-    const stop = await this.adapter.watchKeyChanges(listener).catch((error: unknown) => {
-      unsubscribe();
-      throw error;
-    });
-    return async () => {
-      unsubscribe();
-      await stop();
-    };
+  watchKeyChanges(listener: KeyChangeListener): Promise<() => Promise<void>> {
+    return this.keyChanges.listen(listener, (publish) => this.adapter.watchKeyChanges(publish));
   }
 
   /** Runs `work` on this core in a transaction (the one already open, if any). */
