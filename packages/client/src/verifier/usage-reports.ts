@@ -17,9 +17,9 @@ export function toTimestamp(ms: number): string {
 
 /**
  * The uses of keys answered `VALID` from memory, which the server did not see: noted as key ID → latest use, and sent
- * once per interval with `reportKeyUsage`, at most one use per key, in requests of at most `KEY_USAGE_REPORT.maxUses`. What a failed
- * request held is merged back and sent at the next interval, so nothing is lost and the notes never hold more than one
- * entry per key.
+ * once per interval with `reportKeyUsage`, at most one use per key, in requests of at most `KEY_USAGE_REPORT.maxUses`
+ * uses. What a failed request held is merged back and sent at the next interval, so nothing is lost and the notes
+ * never hold more than one entry per key.
  */
 export class UsageReports {
   readonly #options: UsageReportsOptions;
