@@ -64,8 +64,17 @@ export class KeyChangeHub {
     } else if (event.type === 'reset') {
       this.#lost = false;
     }
+    // One listener's failure must not keep the event from the others (with a connection each, it did not).
+    let failure: { error: unknown } | undefined;
     for (const listener of this.#listeners) {
-      listener(event);
+      try {
+        listener(event);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure) {
+      throw failure.error;
     }
   }
 

@@ -111,6 +111,19 @@ describe('the key change hub of a store', () => {
     expect(watch).toMatchObject({ starts: 1, stops: 1 });
   });
 
+  it("tells every listener of an event though one of them throws, then throws that listener's error", async () => {
+    const hub = new KeyChangeHub();
+    const { start } = fakeWatch();
+    const heard: string[] = [];
+    await hub.listen(() => {
+      throw new Error('a broken listener');
+    }, start);
+    await hub.listen((event) => heard.push(event.type), start);
+
+    expect(() => hub.publish({ type: 'reset' })).toThrow('a broken listener');
+    expect(heard).toEqual(['reset']);
+  });
+
   it('tells a listener that comes while the watch is lost that it is, and one that comes after the reset nothing', async () => {
     const hub = new KeyChangeHub();
     const { watch, start } = fakeWatch();
