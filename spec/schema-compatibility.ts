@@ -221,13 +221,27 @@ function onlyAddsOptIns(key: string, before: unknown, after: unknown): boolean {
 }
 
 /**
+ * Whether an extension's change only makes an operation count against the caller's rate limit: `x-rate-limited`
+ * from `false` to absent (counted, the default). Every operation documents `429`, which a client must handle already;
+ * the way back, an operation no longer counted, would change what an operator's limits mean.
+ */
+function onlyStartsCounting(key: string, before: unknown, after: unknown): boolean {
+  return key === 'x-rate-limited' && before === false && (after === undefined || after === true);
+}
+
+/**
  * Any change to an `x-` extension: the meaning it gives cannot be compared, so it must not change. An
  * `x-opt-in-values` may gain entries: what they allow is checked with the values themselves.
  */
 export function extensionChanges(before: Schema, after: Schema, where: string): BreakingChange[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)].filter((key) => key.startsWith('x-')));
   return [...keys]
-    .filter((key) => !same(before[key], after[key]) && !onlyAddsOptIns(key, before[key], after[key]))
+    .filter(
+      (key) =>
+        !same(before[key], after[key]) &&
+        !onlyAddsOptIns(key, before[key], after[key]) &&
+        !onlyStartsCounting(key, before[key], after[key]),
+    )
     .map((key) => ({ where, change: `${key} changed from ${show(before[key])} to ${show(after[key])}` }));
 }
 

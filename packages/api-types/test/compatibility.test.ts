@@ -169,6 +169,13 @@ describe('breakingChanges: what the versioning policy forbids is caught', () => 
       },
     ],
     [
+      'an operation no longer counted against the rate limit',
+      (document: Document) => {
+        document.paths['/v1/organizations/api_keys/{api_key_id}'].get['x-rate-limited'] = false;
+      },
+      { where: GET_KEY, change: 'x-rate-limited changed from none to false' },
+    ],
+    [
       'a new response value whose opt-in input was already published',
       (document: Document) => {
         schemas(document).VerificationCode.enum.push('REVOKED');
@@ -261,6 +268,12 @@ describe('breakingChanges: what the versioning policy allows passes', () => {
         document.paths['/v1/organizations/api_keys/{api_key_id}'].post.responses['409'] = {
           $ref: '#/components/responses/InvalidRequest',
         };
+      },
+    ],
+    [
+      'an operation that now counts against the rate limit (it documents 429)',
+      (document: Document) => {
+        delete document.paths['/v1/keys/verify'].post['x-rate-limited'];
       },
     ],
     [

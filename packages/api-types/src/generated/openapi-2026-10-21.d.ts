@@ -190,7 +190,8 @@ export interface paths {
          *     is an `event:` line naming its type, a `data:` line holding the event as JSON (`KeyChangeFeedEvent`, whose
          *     `type` repeats the event's), and a blank line. The caller is an admin key or a verifier key. An event names
          *     a key by its ID and says what kind of change it was; it never carries a secret, a secret's hash, or anything
-         *     `verifyApiKey` would not show. Does not count against the caller's rate limit.
+         *     `verifyApiKey` would not show. Subscribing counts one request against the caller's rate limit; a caller or
+         *     an organization that holds as many subscriptions as a server allows it gets `429` (see Change feed).
          */
         get: operations["streamKeyChanges"];
         put?: never;
@@ -215,9 +216,11 @@ export interface paths {
          * @description Tells the server when keys were used that a gateway found valid without asking it (from the verdicts it
          *     remembers; see Change feed), so that their `last_used_at` stays true. The server records these uses as it
          *     records its own verifications: to the minute, in its next batch (within ten seconds), never moving a key's
-         *     `last_used_at` back. A use after the server's clock counts as now. Uses of keys that are not the caller's
-         *     organization's are ignored, like unknown keys. The caller is an admin key or a verifier key. Does not count
-         *     against the caller's rate limit.
+         *     `last_used_at` back. A use up to a minute after the server's clock counts as now. Only uses a gateway could
+         *     have seen count: the others (a key that is unknown, another organization's, inactive, archived or expired;
+         *     a time before the key was created, or more than a minute after the server's clock) are ignored, and
+         *     `ignored` says how many. The caller is an admin key or a verifier key. Each report counts one request against
+         *     the caller's rate limit.
          */
         post: operations["reportKeyUsage"];
         delete?: never;
@@ -733,6 +736,12 @@ export interface components {
             type: "subscribed";
             /** @description How often a `heartbeat` comes when nothing else does. */
             heartbeat_interval_ms: number;
+            /**
+             * @description When the server will end this subscription, cleanly: in this many milliseconds at the earliest, and at
+             *     most a heartbeat interval later. Subscribe again before then, and keep this subscription until it ends,
+             *     to hear every change (see Change feed).
+             */
+            ends_in_ms: number;
         };
         /**
          * @description A change to an API key of the organization has committed: what `verifyApiKey` answers for its secret may
@@ -747,8 +756,8 @@ export interface components {
             /** @description The key that changed. */
             api_key_id: string;
             /**
-             * @description `updated`: its name, status or expiry changed (by this API or an operator); `rotated`: it was
-             *     replaced by a new key, and its `expires_at` now ends its grace period. Later versions may add kinds: a
+             * @description `updated`: its name, status, expiry, permissions or metadata changed (by this API or an operator);
+             *     `rotated`: it was replaced by a new key, and its `expires_at` now ends its grace period. Later versions may add kinds: a
              *     subscriber treats a kind it does not know as a change.
              * @enum {string}
              */
@@ -791,6 +800,11 @@ export interface components {
         KeyUsageReceipt: {
             /** @description The number of uses in the report. */
             received: number;
+            /**
+             * @description How many of them are not counted, because no gateway could have seen them as valid uses of the
+             *     caller's organization's keys (see `reportKeyUsage`).
+             */
+            ignored: number;
         };
         /** @description The answer of the liveness probe. */
         Health: {
@@ -1544,7 +1558,7 @@ export interface operations {
         responses: {
             /**
              * @description The stream of events: `subscribed` first, then `api_key_changed`, `reset` and `heartbeat` events until
-             *     the server ends it.
+             *     the server ends it (at the latest when the lifetime `subscribed` announced has passed).
              */
             200: {
                 headers: {
