@@ -571,6 +571,34 @@ export function describeStoreConformance(
         });
       });
 
+      it('findActiveCredentials keeps the active admin and verifier keys it is asked about, by kind', async () => {
+        const organizationId = await newOrganization();
+        const { adminKey } = await store.createAdminKey({ organizationId, name: 'active admin' });
+        const { adminKey: disabledAdmin } = await store.createAdminKey({ organizationId, name: 'disabled admin' });
+        const { verifierKey } = await store.createVerifierKey({ organizationId, name: 'active verifier' });
+        const { verifierKey: disabledVerifier } = await store.createVerifierKey({ organizationId, name: 'disabled' });
+        await store.setAdminKeyStatus(disabledAdmin.id, 'disabled');
+        await store.setVerifierKeyStatus(disabledVerifier.id, 'disabled');
+        const unknown = Array.from({ length: 600 }, (_, n) => ({ kind: 'admin_key' as const, id: `adminkey_${n}` }));
+
+        const active = await store.findActiveCredentials([
+          { kind: 'admin_key', id: adminKey.id },
+          { kind: 'admin_key', id: disabledAdmin.id },
+          { kind: 'verifier_key', id: verifierKey.id },
+          { kind: 'verifier_key', id: disabledVerifier.id },
+          // An ID of one kind asked for as the other is not that key.
+          { kind: 'verifier_key', id: adminKey.id },
+          ...unknown,
+          { kind: 'admin_key', id: adminKey.id },
+        ]);
+
+        expect(active).toEqual([
+          { kind: 'admin_key', id: adminKey.id },
+          { kind: 'verifier_key', id: verifierKey.id },
+        ]);
+        expect(await store.findActiveCredentials([])).toEqual([]);
+      });
+
       it('setVerifierKeyStatus disables and re-enables a verifier key; an unknown one is undefined', async () => {
         const organizationId = await newOrganization();
         const { verifierKey, secret } = await store.createVerifierKey({ organizationId, name: 'gateway' });
@@ -640,6 +668,35 @@ export function describeStoreConformance(
 
         expect((await store.getApiKey(organizationId, ours.id))?.lastUsedAt).toBe(100 * minute);
         expect((await store.getApiKey(other, theirs.id))?.lastUsedAt).toBeNull();
+      });
+
+      it('findKeysInUse reads when and what the keys of the organization are, leaving out others and unknown IDs', async () => {
+        const organizationId = await newOrganization();
+        const other = await newOrganization('other');
+        const { apiKey: active } = await newKey(organizationId, {
+          name: 'active',
+          expiresAt: nowMicros() + HOUR_MICROS,
+        });
+        const { apiKey: inactive } = await newKey(organizationId, { name: 'inactive', status: 'inactive' });
+        const { apiKey: theirs } = await newKey(other, { name: 'theirs' });
+        const many = Array.from({ length: 1_200 }, (_, n) => `apikey_${String(n).padStart(24, '0')}`);
+
+        const found = await store.findKeysInUse(organizationId, [
+          active.id,
+          inactive.id,
+          theirs.id,
+          active.id,
+          ...many,
+          inactive.id,
+        ]);
+
+        expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+          [
+            { id: active.id, createdAt: active.createdAt, status: 'active', expiresAt: active.expiresAt },
+            { id: inactive.id, createdAt: inactive.createdAt, status: 'inactive', expiresAt: null },
+          ].sort((a, b) => a.id.localeCompare(b.id)),
+        );
+        expect(await store.findKeysInUse(organizationId, [])).toEqual([]);
       });
 
       it('findApiKeyBySecretHash finds the key of a secret, in whichever organization, as getApiKey reads it', async () => {

@@ -1,6 +1,7 @@
 import { OPERATOR_CHANGES } from '../audit-trail/audit-events.js';
 import { recordCreation, recordEvent, recordedFields } from '../audit-trail/record-event.js';
 import type { CoreCalls } from '../core/core-calls.js';
+import { readByIds } from '../core/id-batches.js';
 import type { StoreCore } from '../core/store-core.js';
 import { isPostgres } from '../dialect.js';
 import { hashesEqual, type SecretKind } from '../secrets.js';
@@ -10,6 +11,7 @@ import type {
   CreatedAdminKey,
   CreatedVerifierKey,
   Credential,
+  CredentialRef,
   CredentialStore,
   VerifierKeyRecord,
   VerifierKeyStatus,
@@ -171,12 +173,32 @@ export async function setVerifierKeyStatus(
   return verifierKey;
 }
 
+/** Which of `credentials` are active (see `CredentialStore.findActiveCredentials`). */
+export async function findActiveCredentials(
+  core: StoreCore,
+  credentials: readonly CredentialRef[],
+): Promise<CredentialRef[]> {
+  const active: CredentialRef[] = [];
+  for (const [kind, table] of [
+    ['admin_key', 'admin_keys'],
+    ['verifier_key', 'verifier_keys'],
+  ] as const) {
+    const ids = credentials.filter((credential) => credential.kind === kind).map(({ id }) => id);
+    const rows = await readByIds(ids, (batch) =>
+      core.db.selectFrom(table).select('id').where('id', 'in', batch).where('status', '=', 'active').execute(),
+    );
+    active.push(...rows.map(({ id }) => ({ kind, id })));
+  }
+  return active;
+}
+
 /** The calls of `CredentialStore`. */
 export const CREDENTIAL_CALLS = {
   createAdminKey,
   setAdminKeyStatus,
   countActiveAdminKeys,
   findCredential,
+  findActiveCredentials,
   createVerifierKey,
   setVerifierKeyStatus,
 } satisfies CoreCalls<CredentialStore>;

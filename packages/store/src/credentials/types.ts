@@ -44,6 +44,12 @@ export type Credential =
   | { kind: 'api_key'; organizationId: string }
   | { kind: 'unknown' };
 
+/** An admin key or a verifier key, by its ID. */
+export interface CredentialRef {
+  kind: 'admin_key' | 'verifier_key';
+  id: string;
+}
+
 /** The store's credentials: the admin keys that call the admin API, and the verifier keys that verify API keys. */
 export interface CredentialStore {
   createAdminKey(input: { organizationId: string; name: string }, context?: ChangeContext): Promise<CreatedAdminKey>;
@@ -55,6 +61,11 @@ export interface CredentialStore {
    * (from the secret's prefix), only keys of that kind are looked at.
    */
   findCredential(secretHash: string, kind?: SecretKind): Promise<Credential>;
+  /**
+   * Which of `credentials` are active now (disabled and unknown ones are left out): for what was authenticated
+   * earlier and lasts, such as a change feed subscription, when the changes made meanwhile cannot be told.
+   */
+  findActiveCredentials(credentials: readonly CredentialRef[]): Promise<CredentialRef[]>;
 
   /** Creates a verifier key of the organization (not audited: the trail records API keys and admin keys). */
   createVerifierKey(input: { organizationId: string; name: string }): Promise<CreatedVerifierKey>;

@@ -1,7 +1,30 @@
 import type { CoreCalls } from '../core/core-calls.js';
+import { readByIds } from '../core/id-batches.js';
 import type { StoreCore } from '../core/store-core.js';
 import { isPostgres } from '../dialect.js';
-import type { KeyUse, UsageStore } from '../types.js';
+import type { KeyInUse, KeyUse, UsageStore } from '../types.js';
+
+/** The organization's keys among `ids` (see `UsageStore.findKeysInUse`), read by primary key. */
+export async function findKeysInUse(
+  core: StoreCore,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<KeyInUse[]> {
+  const rows = await readByIds(ids, (batch) =>
+    core.db
+      .selectFrom('api_keys')
+      .select(['id', 'created_at', 'status', 'expires_at'])
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', batch)
+      .execute(),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    createdAt: Number(row.created_at),
+    status: row.status,
+    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+  }));
+}
 
 /** Records when keys were used (see `UsageStore.recordKeyUsage`). */
 export async function recordKeyUsage(core: StoreCore, uses: readonly KeyUse[]): Promise<void> {
@@ -38,4 +61,4 @@ export async function recordKeyUsage(core: StoreCore, uses: readonly KeyUse[]): 
 }
 
 /** The calls of `UsageStore`. */
-export const USAGE_CALLS = { recordKeyUsage } satisfies CoreCalls<UsageStore>;
+export const USAGE_CALLS = { findKeysInUse, recordKeyUsage } satisfies CoreCalls<UsageStore>;
