@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import {
   type ChangeFeedSettings,
-  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_CHANGE_FEED,
   type KeyChangeFeed,
   startKeyChangeFeed,
 } from './change-feed/key-change-feed.js';
@@ -27,8 +27,8 @@ export interface CompositionInputs {
   rateLimits?: RateLimitSettings | undefined;
   /** The verification cache's settings (`maxEntries: 0`: no cache). */
   keyCache: KeyCacheSettings;
-  /** The change feed's bounds; `DEFAULT_MAX_SUBSCRIPTIONS` when not given. */
-  changeFeed?: ChangeFeedSettings | undefined;
+  /** The change feed's bounds; those of `DEFAULT_CHANGE_FEED` that are not given. */
+  changeFeed?: Partial<ChangeFeedSettings> | undefined;
   /** The longest `/ready` waits for the database; `Readiness`'s own deadline when not given. */
   readinessDeadlineMs?: number | undefined;
   /** Whose `X-Forwarded-For` gives a request's client address. */
@@ -75,14 +75,9 @@ export async function composeServer(inputs: CompositionInputs): Promise<Composed
   // The key cache listens to the store's changes before the change feed does, so it hears each one first: it has
   // forgotten a changed key before a gateway, told by the feed, asks about it again.
   const keyCache = await startKeyCache(store, inputs.keyCache, logger);
-  const changeFeed = await startKeyChangeFeed(
-    store,
-    inputs.changeFeed ?? { maxSubscriptions: DEFAULT_MAX_SUBSCRIPTIONS },
-    logger,
-    metrics,
-  );
+  const changeFeed = await startKeyChangeFeed(store, { ...DEFAULT_CHANGE_FEED, ...inputs.changeFeed }, logger, metrics);
   metrics?.watchSubscriptions(() => changeFeed.feed.size);
-  const usage = new UsageRecorder(store, logger);
+  const usage = new UsageRecorder(store, logger, { counters: metrics });
   if (inputs.writeUsageOnTimer) {
     usage.start();
   }

@@ -6,7 +6,7 @@ import {
   type StoreLocation,
 } from '@apikeys/store';
 import { z } from 'zod';
-import { type ChangeFeedSettings, DEFAULT_MAX_SUBSCRIPTIONS } from './change-feed/key-change-feed.js';
+import { type ChangeFeedSettings, DEFAULT_CHANGE_FEED } from './change-feed/key-change-feed.js';
 import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './logger.js';
 import type { RateLimitSettings } from './rate-limits/request-limiter.js';
@@ -93,7 +93,10 @@ const EnvSchema = z.object({
   VERIFY_CACHE_MAX_KEYS: integer(0, 10_000_000, DEFAULT_KEY_CACHE.maxEntries),
   VERIFY_CACHE_TTL_SECONDS: integer(1, 86_400, DEFAULT_KEY_CACHE.ttlMs / 1000),
   VERIFY_CACHE_NOT_FOUND_TTL_SECONDS: integer(1, 3_600, DEFAULT_KEY_CACHE.negativeTtlMs / 1000),
-  CHANGE_FEED_MAX_SUBSCRIPTIONS: integer(0, 1_000_000, DEFAULT_MAX_SUBSCRIPTIONS),
+  CHANGE_FEED_MAX_SUBSCRIPTIONS: integer(0, 1_000_000, DEFAULT_CHANGE_FEED.maxSubscriptions),
+  CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_KEY: integer(1, 1_000_000, DEFAULT_CHANGE_FEED.maxPerCredential),
+  CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_ORGANIZATION: integer(1, 1_000_000, DEFAULT_CHANGE_FEED.maxPerOrganization),
+  CHANGE_FEED_MAX_LIFETIME_SECONDS: integer(10, 86_400, DEFAULT_CHANGE_FEED.maxLifetimeMs / 1000),
   REDIS_URL: z.preprocess(
     unsetIfEmpty,
     z
@@ -224,8 +227,26 @@ export const CONFIG_VARIABLES: Record<ConfigVariable, ConfigVariableDoc> = {
     accepts: 'an integer from 0 to 1000000',
     meaning:
       'change feed subscriptions (`GET /v1/keys/changes`, one per connected gateway) this process holds at most; ' +
-      'past it, a new one is refused with `503` and `retry-after`. Each holds a connection and up to 64 KiB of ' +
-      'unread events ([the change feed](operations.md#the-change-feed))',
+      'past it, a new one is refused with `503` and `retry-after`. Each holds a connection, about 30 KB of memory ' +
+      'and up to 64 KiB of unread events ([the change feed](operations.md#the-change-feed))',
+  },
+  CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_KEY: {
+    accepts: 'an integer from 1 to 1000000',
+    meaning:
+      'change feed subscriptions one admin or verifier key may hold in this process (a gateway holds one, two ' +
+      'for a few seconds when it renews it); past it, a new one is refused with `429` and `retry-after`',
+  },
+  CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_ORGANIZATION: {
+    accepts: 'an integer from 1 to 1000000',
+    meaning:
+      "change feed subscriptions one organization's keys may hold together in this process, so that no " +
+      'organization can take the feed from the others; past it, a new one is refused with `429` and `retry-after`',
+  },
+  CHANGE_FEED_MAX_LIFETIME_SECONDS: {
+    accepts: 'a whole number of seconds from 10 to 86400',
+    meaning:
+      'how long a change feed subscription lasts at most (each is shortened by up to a tenth at random); then the ' +
+      'server ends it cleanly, and a gateway that subscribed again before keeps what it remembers',
   },
 };
 
@@ -280,6 +301,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ttlMs: parsed.data.VERIFY_CACHE_TTL_SECONDS * 1000,
       negativeTtlMs: parsed.data.VERIFY_CACHE_NOT_FOUND_TTL_SECONDS * 1000,
     },
-    changeFeed: { maxSubscriptions: parsed.data.CHANGE_FEED_MAX_SUBSCRIPTIONS },
+    changeFeed: {
+      maxSubscriptions: parsed.data.CHANGE_FEED_MAX_SUBSCRIPTIONS,
+      maxPerCredential: parsed.data.CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_KEY,
+      maxPerOrganization: parsed.data.CHANGE_FEED_MAX_SUBSCRIPTIONS_PER_ORGANIZATION,
+      maxLifetimeMs: parsed.data.CHANGE_FEED_MAX_LIFETIME_SECONDS * 1000,
+    },
   };
 }

@@ -78,7 +78,11 @@ describe('streamKeyChanges', () => {
       expect(reader.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       expect(reader.response.headers.get('cache-control')).toBe('no-store');
       expect(reader.response.headers.get('request-id')).toMatch(/^req_/);
-      expect(first).toEqual({ type: 'subscribed', heartbeat_interval_ms: CHANGE_FEED.heartbeatIntervalMs });
+      expect(first).toEqual({
+        type: 'subscribed',
+        heartbeat_interval_ms: CHANGE_FEED.heartbeatIntervalMs,
+        ends_in_ms: expect.toSatisfy((ms: number) => ms > 0.9 * 15 * 60_000 - 1 && ms <= 15 * 60_000),
+      });
       expect(reader.text()).toMatch(/^event: subscribed\ndata: \{.*\}\n\n/);
     });
 
@@ -196,6 +200,31 @@ describe('streamKeyChanges', () => {
       expect(again.response.status).toBe(401);
     });
 
+    it('ends the stream cleanly once its lifetime has passed, as subscribed announced', async () => {
+      const lifetime = 1_500;
+      const short = await startTestServer({ changeFeed: { maxLifetimeMs: lifetime } });
+      try {
+        const organization = await short.createOrganization();
+        const reader = await subscribe(organization.adminKey, short);
+        const first = await reader.next((event) => event.type === 'subscribed');
+        const subscribedAt = performance.now();
+
+        await reader.ended(lifetime + 2 * CHANGE_FEED.heartbeatIntervalMs);
+        const endedAfter = performance.now() - subscribedAt;
+
+        const endsInMs = first.type === 'subscribed' ? first.ends_in_ms : Number.NaN;
+        expect(endsInMs).toBeGreaterThan(0.9 * lifetime - 1);
+        expect(endsInMs).toBeLessThanOrEqual(lifetime);
+        expect(endedAfter).toBeGreaterThanOrEqual(endsInMs - 50);
+        expect(endedAfter).toBeLessThanOrEqual(endsInMs + CHANGE_FEED.heartbeatIntervalMs + 500);
+        // A clean end: the last event arrived whole, and nothing follows it.
+        expect(reader.text()).toMatch(/\n\n$/);
+        expect(short.changeFeed.size).toBe(0);
+      } finally {
+        await short.close();
+      }
+    });
+
     it('counts the open subscriptions and why they ended in /metrics', async () => {
       const exposition = async () => parsePrometheusText(await metrics.registry.metrics());
       const before = await exposition();
@@ -243,7 +272,107 @@ describe('streamKeyChanges', () => {
 
   describe('403 permission_error [2026-10-21]', () => refusesRegularKeys(operation));
 
-  describe('429 rate_limit_error [2026-10-21]', () => refusesFailingAddresses(operation));
+  describe('429 rate_limit_error [2026-10-21]', () => {
+    refusesFailingAddresses(operation);
+
+    it('refuses a key past its quota and an organization past its own, while another organization subscribes', async () => {
+      const metrics = new Metrics();
+      const quotas = await startTestServer({
+        changeFeed: { maxSubscriptions: 100, maxPerCredential: 2, maxPerOrganization: 3 },
+        metrics,
+      });
+      const opened: FeedReader[] = [];
+      const open = async (credential: string) => {
+        const reader = await subscribe(credential, quotas);
+        opened.push(reader);
+        return reader;
+      };
+      try {
+        const [hostile, victim] = [await quotas.createOrganization('hostile'), await quotas.createOrganization()];
+        const hostileKeys = {
+          first: await quotas.store.createVerifierKey({ organizationId: hostile.id, name: 'one' }),
+          second: await quotas.store.createVerifierKey({ organizationId: hostile.id, name: 'two' }),
+        };
+        const victimKey = await quotas.store.createVerifierKey({ organizationId: victim.id, name: 'gateway' });
+        for (const reader of [
+          await open(hostileKeys.first.secret),
+          await open(hostileKeys.first.secret),
+          await open(hostileKeys.second.secret),
+        ]) {
+          await reader.next((event) => event.type === 'subscribed');
+        }
+
+        const keyRefused = await refusedAnswer(await open(hostileKeys.first.secret));
+        const organizationRefused = await refusedAnswer(await open(hostileKeys.second.secret));
+        const victimReader = await open(victimKey.secret);
+        await victimReader.next((event) => event.type === 'subscribed');
+        const exposition = parsePrometheusText(await metrics.registry.metrics());
+
+        expectError(keyRefused, {
+          ...OPERATION,
+          status: 429,
+          type: 'rate_limit_error',
+          message:
+            'this key holds as many change subscriptions as one key may on this server (2); subscribe again once one of them has ended',
+        });
+        expectError(organizationRefused, {
+          ...OPERATION,
+          status: 429,
+          type: 'rate_limit_error',
+          message:
+            /^the organization's keys hold as many change subscriptions as one organization may on this server \(3\)/,
+        });
+        expect(Number(keyRefused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(Number(organizationRefused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(victimReader.response.status).toBe(200);
+        expect(quotas.changeFeed.size).toBe(4);
+        expect(exposition.sum('apikeys_change_feed_subscriptions_refused_total', { reason: 'credential_quota' })).toBe(
+          1,
+        );
+        expect(
+          exposition.sum('apikeys_change_feed_subscriptions_refused_total', { reason: 'organization_quota' }),
+        ).toBe(1);
+      } finally {
+        for (const reader of opened) {
+          reader.close();
+        }
+        await quotas.close();
+      }
+    });
+
+    it("counts each subscription against the caller's request budget, and refuses one past it", async () => {
+      const limited = await startTestServer({
+        rateLimits: { perMinute: 3, burst: 3, authFailuresPerMinute: 0 },
+      });
+      const opened: FeedReader[] = [];
+      try {
+        const organization = await limited.createOrganization();
+        const { secret } = await limited.store.createVerifierKey({ organizationId: organization.id, name: 'gw' });
+        const remaining: (string | null)[] = [];
+        for (let n = 0; n < 3; n++) {
+          const reader = await subscribe(secret, limited);
+          opened.push(reader);
+          remaining.push(reader.response.headers.get('ratelimit-remaining'));
+        }
+        const refused = await subscribe(secret, limited);
+        opened.push(refused);
+
+        expect(remaining).toEqual(['2', '1', '0']);
+        expectError(await refusedAnswer(refused), {
+          ...OPERATION,
+          status: 429,
+          type: 'rate_limit_error',
+          message: /^too many requests for this/,
+        });
+        expect(limited.changeFeed.size).toBe(3);
+      } finally {
+        for (const reader of opened) {
+          reader.close();
+        }
+        await limited.close();
+      }
+    });
+  });
 
   describe('500 api_error [2026-10-21]', () => answersInternalErrors(operation, unusedVerifierKey(operation)));
 
@@ -282,6 +411,10 @@ describe('streamKeyChanges', () => {
           closedBefore + 1,
         );
         expect(exposition.sum('apikeys_change_feed_subscriptions')).toBe(1);
+        // Refusals are counted and warned of, sampled: never a line per refusal at error level, never a stack.
+        expect(small.logLines.filter((line) => /"level":50/.test(line))).toEqual([]);
+        expect(small.logLines.filter((line) => line.includes('subscriptions refused'))).toHaveLength(1);
+        expect(small.logLines.join('\n')).not.toMatch(/"stack"/);
       } finally {
         await small.close();
       }

@@ -4,7 +4,7 @@ import { createTestOrganization, openTestStore, snapshotKeys, specOperationIds }
 import type { Store } from '@apikeys/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { warmUp } from '../../src/app.js';
-import { KeyChangeFeed } from '../../src/change-feed/key-change-feed.js';
+import { DEFAULT_CHANGE_FEED, KeyChangeFeed } from '../../src/change-feed/key-change-feed.js';
 import { createApp, createLogger } from '../../src/index.js';
 
 describe('the warm-up at start', () => {
@@ -30,7 +30,9 @@ describe('the warm-up at start', () => {
         },
       }),
     );
-    const changeFeed = new KeyChangeFeed({ maxSubscriptions: 10 }, logger);
+    const changeFeed = new KeyChangeFeed(DEFAULT_CHANGE_FEED, logger, (credentials) =>
+      store.findActiveCredentials(credentials),
+    );
     const app = createApp({ store, logger, changeFeed });
 
     const report = await warmUp(app);

@@ -44,7 +44,7 @@ export function handleErrors(logger: Logger) {
       const { reason, message, writeOutcome } = httpError.cause;
       const outcome = isWriteMethod(req.method) ? { write_outcome: writeOutcome } : {};
       logger.warn({ request_id: requestId, reason, detail: message, ...outcome }, 'database unavailable');
-    } else if (httpError.status >= 500) {
+    } else if (httpError.status >= 500 && !httpError.logged) {
       logger.error({ request_id: requestId, err: httpError.cause ?? httpError }, 'request failed');
     }
     if (res.headersSent) {
