@@ -4,6 +4,7 @@ import { API_VERSION, type ApiVersion, type ClientPaths, type ClientPathsOf } fr
 import { DEFAULT_ORGANIZATION, type OpenedStore, type Store } from '@apikeys/store';
 import createClient, { type Client } from 'openapi-fetch';
 import type { ChangeFeedSettings, KeyChangeFeed } from '../src/change-feed/key-change-feed.js';
+import type { Clock } from '../src/clock.js';
 import { composeServer } from '../src/compose.js';
 import type { Readiness } from '../src/health/readiness.js';
 import { createLogger, listen, shutdown, warmUpAndMarkStarted } from '../src/index.js';
@@ -81,9 +82,11 @@ export async function startTestServer(
     /** The verification cache's settings; the server's defaults unless given. */
     keyCache?: KeyCacheSettings;
     /** The change feed's bounds; the server's defaults unless given. */
-    changeFeed?: ChangeFeedSettings;
+    changeFeed?: Partial<ChangeFeedSettings>;
     /** The admin console's build output to serve; `apps/console/dist` unless given. */
     consoleDirectory?: string;
+    /** What the handlers read the moment of a request from; the wall clock unless given. */
+    clock?: Clock;
   } = {},
 ): Promise<TestServer> {
   const { store: openedStore, migrator } = options.opened ?? (await openTestStore());
@@ -99,6 +102,7 @@ export async function startTestServer(
     keyCache: options.keyCache ?? DEFAULT_KEY_CACHE,
     changeFeed: options.changeFeed,
     consoleDirectory: options.consoleDirectory,
+    clock: options.clock,
     writeUsageOnTimer: false,
   });
   const { app, store, readiness, usage, endSubscriptions, stopBackgroundWork, closeConnections } = composed;

@@ -2,6 +2,7 @@ import type { ConnectionPoolStats, UnavailableReason } from '@apikeys/store';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ChangeFeedCounters, SubscriptionEnd, SubscriptionRefusal } from '../change-feed/key-change-feed.js';
 import type { RateLimitCounters, RateLimitName } from '../rate-limits/request-limiter.js';
+import type { UsageCounters, UsageDropReason } from '../verification/usage-recorder.js';
 
 /** The prefix of the service's own metrics (the default process metrics keep their standard names). */
 const PREFIX = 'apikeys_';
@@ -31,15 +32,20 @@ const RATE_LIMITS: Record<RateLimitName, true> = { admin_key: true, auth_failure
 const SUBSCRIPTION_ENDS: Record<SubscriptionEnd, true> = {
   client_closed: true,
   slow: true,
+  lifetime: true,
   shutdown: true,
   notifications_lost: true,
   credential_changed: true,
 };
 const SUBSCRIPTION_REFUSALS: Record<SubscriptionRefusal, true> = {
   limit: true,
+  credential_quota: true,
+  organization_quota: true,
   shutdown: true,
   notifications_lost: true,
 };
+
+const USAGE_DROPS: Record<UsageDropReason, true> = { pending_full: true, write_failed: true };
 
 /** Whether a store call answered or threw. */
 export type QueryOutcome = 'ok' | 'error';
@@ -50,7 +56,7 @@ export type QueryOutcome = 'ok' | 'error';
  * decorator and the rate limiter record into. Label values come from closed sets (operationIds, statuses, store
  * method names, reasons), never from paths, IDs or secrets.
  */
-export class Metrics implements RateLimitCounters, ChangeFeedCounters {
+export class Metrics implements RateLimitCounters, ChangeFeedCounters, UsageCounters {
   readonly registry = new Registry();
   readonly #requests: Counter<'operation' | 'status'>;
   readonly #requestDuration: Histogram<'operation'>;
@@ -60,6 +66,7 @@ export class Metrics implements RateLimitCounters, ChangeFeedCounters {
   readonly #unlimitedRequests: Counter<'limit'>;
   readonly #subscriptionsEnded: Counter<'reason'>;
   readonly #subscriptionsRefused: Counter<'reason'>;
+  readonly #keyUsesDropped: Counter<'reason'>;
 
   constructor() {
     const registers = [this.registry];
@@ -110,10 +117,23 @@ export class Metrics implements RateLimitCounters, ChangeFeedCounters {
     });
     this.#subscriptionsRefused = new Counter({
       name: `${PREFIX}change_feed_subscriptions_refused_total`,
-      help: 'Change feed subscriptions refused with 503, by reason (limit: the process holds its maximum)',
+      help:
+        'Change feed subscriptions refused, by reason: limit (503: the process holds its maximum), credential_quota ' +
+        "and organization_quota (429: the caller's key or organization holds its share), shutdown, notifications_lost",
       labelNames: ['reason'],
       registers,
     });
+    this.#keyUsesDropped = new Counter({
+      name: `${PREFIX}key_uses_dropped_total`,
+      help:
+        'Uses of keys not recorded (last_used_at may lag), by reason: pending_full (more keys waiting than the ' +
+        'server keeps), write_failed (a failed write whose keys could not all be kept for the next)',
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of Object.keys(USAGE_DROPS)) {
+      this.#keyUsesDropped.inc({ reason }, 0);
+    }
     for (const reason of Object.keys(SUBSCRIPTION_ENDS)) {
       this.#subscriptionsEnded.inc({ reason }, 0);
     }
@@ -161,6 +181,10 @@ export class Metrics implements RateLimitCounters, ChangeFeedCounters {
 
   countSubscriptionRefused(reason: SubscriptionRefusal): void {
     this.#subscriptionsRefused.inc({ reason });
+  }
+
+  countKeyUsesDropped(reason: UsageDropReason, count: number): void {
+    this.#keyUsesDropped.inc({ reason }, count);
   }
 
   /** Exposes the number of open change feed subscriptions that `read` reports, read at each scrape. */

@@ -27,6 +27,12 @@ const MINUTE = 60_000_000;
 const OPERATION = { operationId: 'reportKeyUsage', version: VERSION } as const;
 
 const minuteOf = (micros: number) => Math.floor(micros / MINUTE) * MINUTE;
+/**
+ * The server's clock runs an hour ahead of the store's, which dates the keys it creates: a use reported at the
+ * server's "ten minutes ago" is still after the key's creation, as it is for a key that was created long ago.
+ */
+const AHEAD = 60 * MINUTE;
+const serverNow = () => nowMicros() + AHEAD;
 
 // From 2026-10-21 on.
 describe('reportKeyUsage', () => {
@@ -36,7 +42,7 @@ describe('reportKeyUsage', () => {
   let verifierKey: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ clock: serverNow });
     org = await server.createOrganization('usage tests');
     other = await server.createOrganization('another organization');
     ({ secret: verifierKey } = await server.store.createVerifierKey({ organizationId: org.id, name: 'gateway' }));
@@ -83,7 +89,7 @@ describe('reportKeyUsage', () => {
   describe('200 the uses received, recorded as the server records its own [2026-10-21]', () => {
     it("records each key's use to the minute with the server's next batch, with a verifier key or an admin key", async () => {
       const [first, second] = [await newKey(), await newKey()];
-      const usedAt = nowMicros() - 3 * MINUTE;
+      const usedAt = serverNow() - 3 * MINUTE;
 
       const byVerifier = await report({ uses: [{ api_key_id: first.id, used_at: microsToRfc3339(usedAt) }] });
       const byAdmin = await report(
@@ -93,35 +99,35 @@ describe('reportKeyUsage', () => {
       const beforeFlush = await lastUsedAt(org.id, first.id);
       await server.flushKeyUsage();
 
-      expect(byVerifier.body).toEqual({ received: 1 });
-      expect(byAdmin.body).toEqual({ received: 1 });
+      expect(byVerifier.body).toEqual({ received: 1, ignored: 0 });
+      expect(byAdmin.body).toEqual({ received: 1, ignored: 0 });
       expect(beforeFlush).toBeNull();
       expect(await lastUsedAt(org.id, first.id)).toBe(minuteOf(usedAt));
       expect(await lastUsedAt(org.id, second.id)).toBe(minuteOf(usedAt));
     });
 
-    it('counts a use after the server clock as now, and keeps the latest of a key listed twice', async () => {
+    it('counts a use up to a minute after the server clock as now, and keeps the latest of a key listed twice', async () => {
       const [future, twice] = [await newKey(), await newKey()];
-      const now = nowMicros();
+      const now = serverNow();
 
       const result = await report({
         uses: [
-          { api_key_id: future.id, used_at: microsToRfc3339(now + 60 * MINUTE) },
+          { api_key_id: future.id, used_at: microsToRfc3339(now + MINUTE / 2) },
           { api_key_id: twice.id, used_at: microsToRfc3339(now - 10 * MINUTE) },
           { api_key_id: twice.id, used_at: microsToRfc3339(now - 2 * MINUTE) },
         ],
       });
       await server.flushKeyUsage();
 
-      expect(result.body).toEqual({ received: 3 });
+      expect(result.body).toEqual({ received: 3, ignored: 0 });
       expect(await lastUsedAt(org.id, future.id)).toBeGreaterThanOrEqual(minuteOf(now));
-      expect(await lastUsedAt(org.id, future.id)).toBeLessThanOrEqual(minuteOf(nowMicros()));
+      expect(await lastUsedAt(org.id, future.id)).toBeLessThanOrEqual(minuteOf(serverNow()));
       expect(await lastUsedAt(org.id, twice.id)).toBe(minuteOf(now - 2 * MINUTE));
     });
 
     it("never moves a key's last use back: a late report of an earlier minute changes nothing", async () => {
       const key = await newKey();
-      const now = nowMicros();
+      const now = serverNow();
       await report({ uses: [{ api_key_id: key.id, used_at: microsToRfc3339(now - MINUTE) }] });
       await server.flushKeyUsage();
 
@@ -133,7 +139,7 @@ describe('reportKeyUsage', () => {
 
     it("ignores another organization's keys and unknown IDs, and still records the caller's", async () => {
       const [ours, theirs] = [await newKey(), await newKey(other.id)];
-      const usedAt = microsToRfc3339(nowMicros());
+      const usedAt = microsToRfc3339(serverNow());
 
       const result = await report({
         uses: [
@@ -144,9 +150,104 @@ describe('reportKeyUsage', () => {
       });
       await server.flushKeyUsage();
 
-      expect(result.body).toEqual({ received: 3 });
+      expect(result.body).toEqual({ received: 3, ignored: 2 });
       expect(await lastUsedAt(other.id, theirs.id)).toBeNull();
-      expect(await lastUsedAt(org.id, ours.id)).toBe(minuteOf(nowMicros()));
+      expect(await lastUsedAt(org.id, ours.id)).toBe(minuteOf(serverNow()));
+    });
+    it("never changes another organization's keys: B's own verification in the same minute is still recorded", async () => {
+      const theirs = await server.store.createApiKey({
+        organizationId: other.id,
+        name: "B's key",
+        createdBy: { type: 'user', id: 'user_bob' },
+      });
+      const usedAt = microsToRfc3339(serverNow());
+
+      // A names B's key, knowing only its ID, before B's own gateway verifies it in the same minute.
+      const byA = await report({ uses: [{ api_key_id: theirs.apiKey.id, used_at: usedAt }] });
+      const verification = await server.request('/v1/keys/verify', {
+        method: 'POST',
+        headers: jsonHeaders(other.adminKey),
+        body: JSON.stringify({ key: theirs.secret }),
+      });
+      await server.flushKeyUsage();
+
+      expect(byA.body).toEqual({ received: 1, ignored: 1 });
+      expect(verification.body).toMatchObject({ valid: true });
+      expect(await lastUsedAt(other.id, theirs.apiKey.id)).toBe(minuteOf(serverNow()));
+    });
+
+    it('ignores and counts the uses no gateway could have seen: of keys not valid then, before creation, far ahead', async () => {
+      const [inactive, archived, expired, created, valid] = [
+        await newKey(),
+        await newKey(),
+        await newKey(),
+        await newKey(),
+        await newKey(),
+      ];
+      await server.store.updateApiKey(org.id, inactive.id, { status: 'inactive' });
+      await server.store.updateApiKey(org.id, archived.id, { status: 'archived' });
+      const now = nowMicros();
+      await server.store.updateApiKey(org.id, expired.id, { expiresAt: now + 2 * MINUTE });
+      const use = (id: string, at: number | string) => ({
+        api_key_id: id,
+        used_at: typeof at === 'string' ? at : microsToRfc3339(at),
+      });
+
+      const result = await report({
+        uses: [
+          use(inactive.id, now),
+          use(archived.id, now),
+          use(expired.id, now + 3 * MINUTE),
+          use(created.id, created.createdAt - MINUTE),
+          use(created.id, '1970-01-01T00:00:00.000000Z'),
+          use(created.id, '0001-01-01T00:00:00.000000Z'),
+          use(valid.id, serverNow() + 2 * MINUTE),
+          use(valid.id, '9999-12-31T23:59:59.999999Z'),
+        ],
+      });
+      await server.flushKeyUsage();
+
+      expect(result.body).toEqual({ received: 8, ignored: 8 });
+      for (const key of [inactive, archived, expired, created, valid]) {
+        expect(await lastUsedAt(org.id, key.id)).toBeNull();
+      }
+    });
+
+    it('counts a use of a key that expired since, made while it was still valid', async () => {
+      const key = await newKey();
+      const now = nowMicros();
+      await server.store.updateApiKey(org.id, key.id, { expiresAt: now + 5 * MINUTE });
+
+      const result = await report({ uses: [{ api_key_id: key.id, used_at: microsToRfc3339(now) }] });
+      await server.flushKeyUsage();
+
+      expect(result.body).toEqual({ received: 1, ignored: 0 });
+      expect(await lastUsedAt(org.id, key.id)).toBe(minuteOf(now));
+    });
+
+    it("counts each report against the caller's request budget, and refuses one past it", async () => {
+      const limited = await startTestServer({ rateLimits: { perMinute: 2, burst: 2, authFailuresPerMinute: 0 } });
+      try {
+        const organization = await limited.createOrganization();
+        const { secret } = await limited.store.createVerifierKey({ organizationId: organization.id, name: 'gw' });
+        const body = JSON.stringify({
+          uses: [{ api_key_id: `apikey_${'A'.repeat(24)}`, used_at: '2026-11-27T12:00:00.000000Z' }],
+        });
+        const send = () => limited.request(USAGE_PATH, { method: 'POST', headers: jsonHeaders(secret), body });
+
+        const answers = [await send(), await send(), await send()];
+
+        expect(answers.map((answer) => answer.response.status)).toEqual([200, 200, 429]);
+        expect(answers[1]?.response.headers.get('ratelimit-remaining')).toBe('0');
+        expectError(answers[2] as NonNullable<(typeof answers)[2]>, {
+          ...OPERATION,
+          status: 429,
+          type: 'rate_limit_error',
+          message: /^too many requests for this/,
+        });
+      } finally {
+        await limited.close();
+      }
     });
   });
 

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import { ApiKeysService } from '../../domain/api-keys-service.js';
 import { AuditEventsService } from '../../domain/audit-events-service.js';
 import type { UsageRecorder } from '../../verification/usage-recorder.js';
+import { UsageReports } from '../../verification/usage-reports.js';
 import { type KeysBySecret, VerificationService } from '../../verification/verification-service.js';
 
 /** The domain services the handlers call, and the clock they read the moment of a request from. */
@@ -11,8 +12,8 @@ export interface Services {
   apiKeys: ApiKeysService;
   auditEvents: AuditEventsService;
   verification: VerificationService;
-  /** Where the uses of keys are noted (this server's verifications, and gateways' reports); none when undefined. */
-  usage: UsageRecorder | undefined;
+  /** Gateways' reports of the keys they found valid from memory, noted in `usage` when they count. */
+  usageReports: UsageReports;
   changeFeed: KeyChangeFeed;
   clock: Clock;
 }
@@ -33,7 +34,7 @@ export function servicesOn(store: Store, { clock, keysBySecret, usage, changeFee
     apiKeys: new ApiKeysService(store),
     auditEvents: new AuditEventsService(store),
     verification: new VerificationService(keysBySecret, usage),
-    usage,
+    usageReports: new UsageReports(store, usage),
     changeFeed,
     clock,
   };
