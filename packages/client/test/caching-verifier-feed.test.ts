@@ -194,6 +194,81 @@ describe('caching verifier: losing the feed', () => {
   });
 });
 
+describe('caching verifier: renewing a subscription before the server ends it', () => {
+  /** Whether the feed stayed live, sampled every 10 ms, for `ms`. */
+  async function liveThroughout(ms: number): Promise<boolean> {
+    const until = performance.now() + ms;
+    let live = true;
+    while (performance.now() < until) {
+      live &&= verifier.cache?.live === true;
+      await sleep(10);
+    }
+    return live;
+  }
+
+  it('subscribes again before the announced end, keeps both until the old one ends, and keeps its memory', async () => {
+    server.lifetimeMs = 2_500;
+    await primedVerifier();
+
+    const stayedLive = await liveThroughout(5_500);
+    await verifier.keys.verify(SECRET);
+
+    expect(stayedLive).toBe(true);
+    expect(server.subscriptions.length).toBeGreaterThanOrEqual(3);
+    expect(server.mostOpenStreams).toBe(2);
+    expect(verifier.cache?.size).toBe(1);
+    expect(server.verifications).toEqual([SECRET]);
+  });
+
+  it('still hears a change sent on either subscription while both are open', async () => {
+    server.lifetimeMs = 1_000;
+    server.keepPastLifetime = true;
+    await primedVerifier();
+    await waitFor(() => server.openStreams === 2, 5_000, 'the renewal');
+
+    server.send({ type: 'api_key_changed', api_key_id: keyId(1), change: 'updated' });
+    await waitFor(() => verifier.cache?.size === 0, 2_000, 'the change to be heard');
+
+    expect(verifier.cache?.live).toBe(true);
+  });
+
+  it('tries the renewal again when refused, and keeps its memory once one is live before the end', async () => {
+    server.lifetimeMs = 4_000;
+    server.nextSubscriptions = ['subscribe', { status: 429, retryAfter: '0' }, { status: 503 }];
+    await primedVerifier();
+
+    const stayedLive = await liveThroughout(4_200);
+
+    expect(stayedLive).toBe(true);
+    expect(server.subscriptions.length).toBeGreaterThanOrEqual(4);
+    expect(verifier.cache?.size).toBe(1);
+  });
+
+  it('forgets everything when no renewal was live before the old subscription ended', async () => {
+    server.lifetimeMs = 800;
+    server.nextSubscriptions = ['subscribe', ...Array.from({ length: 20 }, () => ({ status: 429 }))];
+    await primedVerifier();
+
+    await waitFor(() => verifier.cache?.live === false, 3_000, 'the feed to be lost');
+
+    expect(verifier.cache?.size).toBe(0);
+  });
+
+  it('forgets everything when the old subscription ends within a second of the new one', async () => {
+    server.lifetimeMs = 1_000;
+    server.keepPastLifetime = true;
+    await primedVerifier();
+    await waitFor(() => server.openStreams === 2, 5_000, 'the renewal');
+    await sleep(50); // the renewal's subscribed has arrived
+
+    server.endOldestStream();
+    await waitFor(() => verifier.cache?.size === 0, 2_000, 'the memory to be forgotten');
+
+    expect(verifier.cache?.live).toBe(true);
+    expect(server.subscriptions).toHaveLength(2);
+  });
+});
+
 describe('caching verifier: close', () => {
   it('ends the subscription, subscribes no more, and sends verifications to the server', async () => {
     await primedVerifier();

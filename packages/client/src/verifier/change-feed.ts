@@ -1,11 +1,15 @@
-import { CHANGE_FEED } from '@apikeys/api-types';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ApiKeysError } from '../errors.js';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter, untilAborted } from '../transport.js';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../transport.js';
+import { FeedLost, FeedStream, type FeedStreamOptions, unrefTimer } from './feed-stream.js';
+
+export { SILENCE_INTERVALS } from './feed-stream.js';
 
 /** What a subscriber hears from the feed. */
 export interface ChangeFeedListener {
-  /** `subscribed` arrived: the feed is live, and every change from now on will be heard. */
+  /**
+   * The feed is live, and every change from now on will be heard; changes made before may have been missed. Not
+   * called when a subscription is renewed before it ends (nothing was missed).
+   */
   subscribed(): void;
   /** `api_key_changed`: what the server answers for that key's secrets may have changed. */
   keyChanged(apiKeyId: string): void;
@@ -16,46 +20,43 @@ export interface ChangeFeedListener {
 }
 
 /** How the feed subscribes and how patient it is. */
-export interface ChangeFeedOptions {
-  /** Sends `GET /v1/keys/changes` and resolves with the event stream; rejects with an `ApiKeysError` if refused. */
-  open(signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
-  /** How long to wait for `subscribed` after asking. */
-  connectTimeoutMs: number;
-}
+export type ChangeFeedOptions = FeedStreamOptions;
 
 /** The first delay before subscribing again; it doubles at each failure in a row. */
 const RETRY_BASE_DELAY_MS = 250;
 /** The cap of that delay (a `retry-after` from the server may ask for longer, up to `MAX_RETRY_AFTER_MS`). */
 const RETRY_MAX_DELAY_MS = 5_000;
-
-/** The feed is lost when nothing was heard for this many heartbeat intervals. */
-export const SILENCE_INTERVALS = 2.5;
-
-/** Lets a timer not keep a Node process alive (browsers have no such notion). */
-export function unrefTimer(timer: unknown): void {
-  (timer as { unref?: () => void }).unref?.();
-}
-
-/** Why a subscription ended without the server saying anything. */
-class FeedLost extends Error {
-  override readonly name = 'FeedLost';
-}
+/**
+ * How long before a subscription's announced end its successor is asked for, at least: time to subscribe (and to try
+ * again) while the old one still hears every change.
+ */
+const RENEWAL_LEAD_MS = 10_000;
+/**
+ * How long the old subscription must stay live after its successor said `subscribed`: a change reaches every
+ * server's subscribers within a second, so one committed just before the successor's registration reaches the old
+ * one within this. An old one that ends sooner may have missed it: everything is forgotten instead.
+ */
+const HANDOVER_MS = 1_000;
 
 /**
- * A subscription to the change feed that subscribes again by itself, with backoff and jitter, whenever it is lost,
- * until `close()`. It is live between `subscribed` and the first of: `2.5 × heartbeat_interval_ms` without any event,
- * the end of the stream, an error.
+ * A subscription to the change feed that keeps itself live until `close()`. Before a subscription's announced end
+ * (`ends_in_ms`), it subscribes again and keeps both until the old one ends: once the new one is live and the old
+ * one outlived it by the propagation bound, nothing was missed, and the listener hears nothing of the renewal.
+ * Whenever the feed is lost all the same, it subscribes again, with backoff and jitter, and the listener hears it.
  */
 export class ChangeFeed {
   readonly #options: ChangeFeedOptions;
   readonly #listener: ChangeFeedListener;
-  #live = false;
+  readonly #streams = new Set<FeedStream>();
   #closed = false;
   #failuresInARow = 0;
-  #silenceLimitMs = 0;
-  #controller: AbortController | undefined;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  #watchdog: ReturnType<typeof setTimeout> | undefined;
+  /** The subscription that said `subscribed` last: the one a renewal takes over from, and the feed follows. */
+  #newest: FeedStream | undefined;
+  /** The renewal of the newest subscription, on its way (not yet live), if any. */
+  #next: FeedStream | undefined;
+  #renewal: ReturnType<typeof setTimeout> | undefined;
+  /** A renewal whose time came while an older subscription was still open: asked for once that one ends. */
+  #due: (() => void) | undefined;
   #wakeUp: (() => void) | undefined;
   #running: Promise<void> | undefined;
 
@@ -66,7 +67,7 @@ export class ChangeFeed {
 
   /** Whether the feed is live now. */
   get live(): boolean {
-    return this.#live;
+    return [...this.#streams].some((stream) => stream.live);
   }
 
   /** Starts subscribing (once). */
@@ -74,133 +75,129 @@ export class ChangeFeed {
     this.#running ??= this.#run();
   }
 
-  /** Ends the subscription and stops subscribing again; resolves once the connection is let go. */
+  /** Ends the subscriptions and stops subscribing again; resolves once the connections are let go. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#end(new FeedLost('the subscriber closed the feed'));
+    clearTimeout(this.#renewal);
+    for (const stream of this.#streams) {
+      stream.end(new FeedLost('the subscriber closed the feed'));
+    }
     this.#wakeUp?.();
     await this.#running;
   }
 
   async #run(): Promise<void> {
     while (!this.#closed) {
-      let reason: unknown;
-      try {
-        reason = await this.#subscribeOnce();
-      } catch (error) {
-        reason = error;
-      }
-      clearTimeout(this.#watchdog);
-      if (this.#live) {
-        this.#live = false;
-        this.#listener.lost(reason);
-      }
+      const reason = await this.#follow();
       if (!this.#closed) {
         await this.#sleep(this.#retryDelay(reason));
       }
     }
   }
 
-  /** One subscription, from asking to its end; resolves (or rejects) with why it ended. */
-  async #subscribeOnce(): Promise<unknown> {
-    const controller = new AbortController();
-    this.#controller = controller;
-    this.#silenceLimitMs = 0;
-    this.#arm(this.#options.connectTimeoutMs, `no subscribed event within ${this.#options.connectTimeoutMs} ms`);
-    const opening = this.#options.open(controller.signal);
-    // Bounded by the watchdog even with a fetch that ignores the signal; a stream that comes too late is let go.
-    opening.then(
-      (late) => {
-        if (controller.signal.aborted) {
-          late.cancel().catch(() => {});
+  /**
+   * Subscribes, then follows the subscription and each successor that takes over from it, until the feed is lost:
+   * resolves with why (the listener has heard `lost` if it was live).
+   */
+  async #follow(): Promise<unknown> {
+    let current = this.#subscribe(undefined);
+    for (;;) {
+      const reason = await current.ended;
+      const newest = this.#newest;
+      if (newest !== undefined && newest !== current && newest.live && !this.#closed) {
+        current = newest;
+        this.#renewIfDue();
+        continue;
+      }
+      clearTimeout(this.#renewal);
+      this.#next?.end(new FeedLost('the subscription it was to renew ended first'));
+      this.#next = undefined;
+      if (current.wasLive) {
+        this.#listener.lost(reason);
+      }
+      return reason;
+    }
+  }
+
+  /** Opens a subscription; `predecessor` is the live one it renews, if any. */
+  #subscribe(predecessor: FeedStream | undefined): FeedStream {
+    const stream: FeedStream = new FeedStream(this.#options, {
+      subscribed: (endsInMs) => {
+        if (predecessor?.live) {
+          this.#handOver(predecessor);
+        } else {
+          this.#listener.subscribed();
+        }
+        this.#newest = stream;
+        if (this.#next === stream) {
+          this.#next = undefined;
+        }
+        if (endsInMs !== undefined) {
+          this.#scheduleRenewal(stream, performance.now() + endsInMs);
         }
       },
-      () => {},
-    );
-    const stream = await untilAborted(opening, controller.signal);
-    const reader = stream.getReader();
-    this.#reader = reader;
-    const decoder = new TextDecoder();
-    const parser = createParser({
-      onEvent: (message) => this.#onMessage(message),
-      onComment: () => this.#heard(),
+      keyChanged: (apiKeyId) => this.#listener.keyChanged(apiKeyId),
+      reset: () => this.#listener.reset(),
+      active: () => {
+        this.#failuresInARow = 0;
+      },
     });
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done || controller.signal.aborted) {
-          return controller.signal.aborted ? controller.signal.reason : new FeedLost('the server ended the stream');
-        }
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } finally {
-      this.#reader = undefined;
-      reader.cancel().catch(() => {});
-    }
+    this.#streams.add(stream);
+    void stream.ended.then(() => this.#streams.delete(stream));
+    return stream;
   }
 
-  #onMessage(message: EventSourceMessage): void {
-    let event: { type?: unknown; api_key_id?: unknown; heartbeat_interval_ms?: unknown };
-    try {
-      event = JSON.parse(message.data);
-    } catch {
-      event = {};
-    }
-    const type = message.event ?? event.type;
-    if (this.#silenceLimitMs === 0 && type !== 'subscribed') {
-      this.#end(new FeedLost(`the feed began with ${String(type)}, not subscribed`));
-      return;
-    }
-    switch (type) {
-      case 'subscribed': {
-        const interval = event.heartbeat_interval_ms;
-        const heartbeatMs = typeof interval === 'number' && interval > 0 ? interval : CHANGE_FEED.heartbeatIntervalMs;
-        this.#silenceLimitMs = SILENCE_INTERVALS * heartbeatMs;
-        this.#live = true;
-        this.#listener.subscribed();
-        break;
-      }
-      case 'api_key_changed':
-        // Whatever the kind of change, even one this client does not know: forget the key.
-        if (typeof event.api_key_id === 'string') {
-          this.#listener.keyChanged(event.api_key_id);
-        } else {
-          this.#listener.reset();
-        }
-        this.#failuresInARow = 0;
-        break;
-      case 'reset':
+  /** The renewal is live: the old subscription must still outlive it by the propagation bound, or all is forgotten. */
+  #handOver(predecessor: FeedStream): void {
+    const handedOverAt = performance.now();
+    void predecessor.ended.then(() => {
+      if (performance.now() - handedOverAt < HANDOVER_MS && !this.#closed) {
         this.#listener.reset();
-        break;
-      case 'heartbeat':
-        this.#failuresInARow = 0;
-        break;
-      default:
-        // A kind of event a later version may add: it says the feed is alive, nothing more.
-        break;
-    }
-    this.#heard();
+      }
+    });
   }
 
-  /** Something arrived: the silence starts again. */
-  #heard(): void {
-    if (this.#silenceLimitMs > 0) {
-      this.#arm(this.#silenceLimitMs, `no event for ${this.#silenceLimitMs} ms`);
-    }
+  /**
+   * Asks for a successor of `stream` ahead of `endsAt`, and again (while time is left) if that one is refused. A
+   * subscriber holds two subscriptions at most: one that comes due while an older one is still open waits for it.
+   */
+  #scheduleRenewal(stream: FeedStream, endsAt: number, delayMs?: number): void {
+    const lead = Math.max(RENEWAL_LEAD_MS, 2 * this.#options.connectTimeoutMs + HANDOVER_MS);
+    const untilEnd = endsAt - performance.now();
+    // Asked for at the lead before the end, or half way to it for a short subscription (the old and the new then
+    // overlap by half a lifetime, and each renewal comes due as its predecessor ends).
+    const wait = delayMs ?? Math.max(0, untilEnd - Math.min(lead, untilEnd / 2));
+    clearTimeout(this.#renewal);
+    this.#due = undefined;
+    const renew = () => {
+      this.#due = undefined;
+      if (this.#closed || !stream.live || this.#newest !== stream || this.#next !== undefined) {
+        return;
+      }
+      if (this.#streams.size > 1) {
+        this.#due = renew;
+        return;
+      }
+      const next = this.#subscribe(stream);
+      this.#next = next;
+      void next.ended.then((reason) => {
+        if (this.#next === next) {
+          // Refused or lost before it was live: try again, sooner than the end, while the old one still hears.
+          this.#next = undefined;
+          const left = endsAt - performance.now();
+          if (stream.live && left > HANDOVER_MS) {
+            this.#scheduleRenewal(stream, endsAt, Math.min(this.#retryDelay(reason), left / 4));
+          }
+        }
+      });
+    };
+    this.#renewal = setTimeout(renew, wait);
+    unrefTimer(this.#renewal);
   }
 
-  /** Ends the current subscription with `reason` once `ms` pass with nothing heard. */
-  #arm(ms: number, reason: string): void {
-    clearTimeout(this.#watchdog);
-    this.#watchdog = setTimeout(() => this.#end(new FeedLost(reason)), ms);
-    unrefTimer(this.#watchdog);
-  }
-
-  /** Ends the current subscription now. */
-  #end(reason: Error): void {
-    clearTimeout(this.#watchdog);
-    this.#controller?.abort(reason);
-    this.#reader?.cancel(reason).catch(() => {});
+  /** Asks for the renewal that came due while the subscription the feed now follows was not yet alone. */
+  #renewIfDue(): void {
+    this.#due?.();
   }
 
   /** The delay before subscribing again: backoff with jitter, or the server's `retry-after` when longer. */

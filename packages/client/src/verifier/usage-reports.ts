@@ -1,6 +1,6 @@
 import { KEY_USAGE_REPORT } from '@apikeys/api-types';
 import type { KeyUse } from '../types.js';
-import { unrefTimer } from './change-feed.js';
+import { unrefTimer } from './feed-stream.js';
 
 /** How the reports are sent and how often. */
 export interface UsageReportsOptions {

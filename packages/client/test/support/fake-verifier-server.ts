@@ -29,6 +29,16 @@ export interface FakeVerifierServer {
   nextUsageStatuses: number[];
   /** Whether open streams get a heartbeat every interval; turn off to make the feed go silent. */
   heartbeats: boolean;
+  /**
+   * When set, each new subscription announces this lifetime in `subscribed` (`ends_in_ms`) and, unless
+   * `keepPastLifetime`, is ended by the fake once it has passed, as the server ends it.
+   */
+  lifetimeMs: number | undefined;
+  keepPastLifetime: boolean;
+  /** The most streams open at once so far. */
+  readonly mostOpenStreams: number;
+  /** Ends the stream that was opened first among those open now. */
+  endOldestStream(): void;
   /** Writes one event to every open stream. */
   send(event: { type: string; [field: string]: unknown }): void;
   /** Writes text as it is to every open stream. */
@@ -83,6 +93,7 @@ function sendJson(response: ServerResponse, status: number, body: unknown, heade
 /** Starts the fake on a free port; it announces `heartbeatIntervalMs` in `subscribed`. */
 export async function startFakeVerifierServer({ heartbeatIntervalMs = 100 } = {}): Promise<FakeVerifierServer> {
   const streams = new Set<ServerResponse>();
+  let mostOpenStreams = 0;
   const write = (response: ServerResponse, event: { type: string }) =>
     response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
 
@@ -94,6 +105,18 @@ export async function startFakeVerifierServer({ heartbeatIntervalMs = 100 } = {}
     subscriptionTimes: [],
     get openStreams() {
       return streams.size;
+    },
+    get mostOpenStreams() {
+      return mostOpenStreams;
+    },
+    lifetimeMs: undefined,
+    keepPastLifetime: false,
+    endOldestStream() {
+      const [oldest] = streams;
+      oldest?.end();
+      if (oldest) {
+        streams.delete(oldest);
+      }
     },
     usageReports: [],
     holdVerifications: undefined,
@@ -138,9 +161,24 @@ export async function startFakeVerifierServer({ heartbeatIntervalMs = 100 } = {}
       }
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
       streams.add(response);
+      mostOpenStreams = Math.max(mostOpenStreams, streams.size);
       response.on('close', () => streams.delete(response));
       if (action === 'subscribe') {
-        write(response, { type: 'subscribed', heartbeat_interval_ms: heartbeatIntervalMs } as { type: string });
+        const subscribed: { type: string; heartbeat_interval_ms: number; ends_in_ms?: number } = {
+          type: 'subscribed',
+          heartbeat_interval_ms: heartbeatIntervalMs,
+        };
+        if (fake.lifetimeMs !== undefined) {
+          subscribed.ends_in_ms = fake.lifetimeMs;
+        }
+        write(response, subscribed);
+        if (fake.lifetimeMs !== undefined && !fake.keepPastLifetime) {
+          const timer = setTimeout(() => {
+            response.end();
+            streams.delete(response);
+          }, fake.lifetimeMs);
+          response.on('close', () => clearTimeout(timer));
+        }
       }
     } else if (request.method === 'POST' && request.url === '/v1/keys/usage') {
       const { uses } = JSON.parse(body) as { uses: KeyUse[] };
