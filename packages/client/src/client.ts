@@ -144,7 +144,8 @@ export interface ApiKeysRotate<Version extends VersionWith<'rotateApiKey'> = Lat
 export interface ApiKeysVerify<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> {
   /**
    * `verifyApiKey`: whether `secret` is a valid key of the caller's organization (`valid`, and `code` says why not),
-   * and which key it is. Callable with an admin key or a verifier key. Changes nothing, so it is retried like a read.
+   * and which key it is. Callable with an admin key or a verifier key. Changes nothing, so it is retried like a read:
+   * with a verifier client's defaults, every attempt and wait within 2 s (`deadlineMs`).
    */
   verify(secret: string, options?: VerifyOptions): Promise<KeyVerification<Version>>;
 }
@@ -177,7 +178,10 @@ export interface VerifierClient {
   readonly keys: ApiKeysVerify<LatestApiVersion>;
   /** What the verifier's cache shows (see the `cache` option); undefined without a cache. */
   readonly cache: VerifierCacheView | undefined;
-  /** Ends the change feed, stops the timers and sends the last usage report; without a cache, does nothing. */
+  /**
+   * Ends the change feed, stops the timers and sends the last usage report (after the one in flight, if any; each
+   * within `deadlineMs`); without a cache, does nothing.
+   */
   close(): Promise<void>;
 }
 
@@ -207,7 +211,9 @@ export interface VerifierClientOptions
   retryMaxDelayMs?: number;
   /**
    * Answers `keys.verify` from memory while the change feed says nothing changed (see the client's README, "Caching
-   * verifier"): `true` for the defaults, or options. Default: no cache, every verification asks the server.
+   * verifier"): `true` for the defaults, or options. Default: no cache, every verification asks the server. What
+   * memory cannot answer goes to the server within `deadlineMs`, as without a cache; the change feed and the usage
+   * reports run beside the verifications, which never wait for them.
    */
   cache?: boolean | VerifierCacheOptions;
 }
