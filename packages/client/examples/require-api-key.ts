@@ -5,16 +5,15 @@ import type { VerifierClient } from '../src/index.js';
 export function requireApiKey(verifier: VerifierClient): RequestHandler {
   return async (req, res, next) => {
     const secret = req.get('x-api-key');
-    try {
-      const verdict = secret ? await verifier.keys.verify(secret) : undefined;
-      if (verdict?.valid) {
-        res.locals.apiKey = verdict.key;
-        next();
-      } else {
-        res.status(401).json({ error: verdict?.code ?? 'MISSING_KEY' });
-      }
-    } catch (error) {
-      next(error); // the key service did not answer: fail closed
+    const verdict = secret ? await verifier.keys.verify(secret).catch((error: Error) => error) : undefined;
+    if (verdict instanceof Error) {
+      // No verdict: the key service failed, or did not answer within 2 s (the client's default). Fail closed.
+      res.status(503).set('retry-after', '1').json({ error: 'VERIFICATION_UNAVAILABLE' });
+    } else if (verdict?.valid) {
+      res.locals.apiKey = verdict.key;
+      next();
+    } else {
+      res.status(401).json({ error: verdict?.code ?? 'MISSING_KEY' });
     }
   };
 }

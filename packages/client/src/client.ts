@@ -36,12 +36,25 @@ import { createCachingVerifier, type VerifierCacheView, type VerifierTransport }
 /** The API version sent in `vendor-version` unless another is chosen: the latest version of the spec. */
 export const DEFAULT_API_VERSION: LatestApiVersion = LATEST_API_VERSION;
 
-/** Defaults of the retry and timeout settings. */
+/** Defaults of the retry and timeout settings of an admin client: patient, for people and scripts. */
 export const DEFAULTS = {
   maxRetries: 2,
   timeoutMs: 60_000,
   retryBaseDelayMs: 500,
   retryMaxDelayMs: 8_000,
+} as const;
+
+/**
+ * Defaults of the retry and timeout settings of a verifier client: a gateway's request waits on a verification, so
+ * a verification that cannot be answered (a key server frozen, down or slow) fails within `deadlineMs`, retries
+ * included, and the gateway fails closed within 2 s.
+ */
+export const VERIFIER_DEFAULTS = {
+  maxRetries: 2,
+  timeoutMs: 1_000,
+  deadlineMs: 2_000,
+  retryBaseDelayMs: 100,
+  retryMaxDelayMs: 500,
 } as const;
 
 /** Options of `createAdminClient`. */
@@ -66,6 +79,12 @@ export interface AdminClientOptions {
   maxRetries?: number;
   /** Time allowed for each attempt, until the whole response body is read. Default 60 000 ms. */
   timeoutMs?: number;
+  /**
+   * Time allowed for a whole request, every attempt and wait included: the last attempt is cut short at it (a
+   * `TimeoutError`), and a retry whose wait (backoff or `retry-after`) would pass it is not made (the last error is
+   * thrown at once). Default: none, each attempt is bounded by `timeoutMs` alone.
+   */
+  deadlineMs?: number;
   /** The first retry delay, doubled at each retry (with jitter) unless `retry-after` says otherwise. Default 500 ms. */
   retryBaseDelayMs?: number;
   /** The cap of the backoff delay. Default 8 000 ms. */
@@ -125,7 +144,8 @@ export interface ApiKeysRotate<Version extends VersionWith<'rotateApiKey'> = Lat
 export interface ApiKeysVerify<Version extends VersionWith<'verifyApiKey'> = LatestApiVersion> {
   /**
    * `verifyApiKey`: whether `secret` is a valid key of the caller's organization (`valid`, and `code` says why not),
-   * and which key it is. Callable with an admin key or a verifier key. Changes nothing, so it is retried like a read.
+   * and which key it is. Callable with an admin key or a verifier key. Changes nothing, so it is retried like a read:
+   * with a verifier client's defaults, every attempt and wait within 2 s (`deadlineMs`).
    */
   verify(secret: string, options?: VerifyOptions): Promise<KeyVerification<Version>>;
 }
@@ -158,15 +178,42 @@ export interface VerifierClient {
   readonly keys: ApiKeysVerify<LatestApiVersion>;
   /** What the verifier's cache shows (see the `cache` option); undefined without a cache. */
   readonly cache: VerifierCacheView | undefined;
-  /** Ends the change feed, stops the timers and sends the last usage report; without a cache, does nothing. */
+  /**
+   * Ends the change feed, stops the timers and sends the last usage report (after the one in flight, if any; each
+   * within `deadlineMs`); without a cache, does nothing.
+   */
   close(): Promise<void>;
 }
 
-/** Options of `createVerifierClient`: those of `createAdminClient` but the version, and `cache`. */
-export interface VerifierClientOptions extends Omit<AdminClientOptions, 'apiVersion' | 'version'> {
+/**
+ * Options of `createVerifierClient`: those of `createAdminClient` but the version, with the defaults of
+ * `VERIFIER_DEFAULTS`, and `cache`. With the defaults, `keys.verify` settles within 2 s whatever the key server does
+ * (frozen, down or slow), and so does each usage report.
+ */
+export interface VerifierClientOptions
+  extends Omit<AdminClientOptions, 'apiVersion' | 'version' | keyof typeof VERIFIER_DEFAULTS> {
+  /**
+   * Retries after the first attempt of a verification (connection errors, timeouts, 408, 429, 5xx), each within
+   * `deadlineMs`. Default 2.
+   */
+  maxRetries?: number;
+  /** Time allowed for each attempt, until the whole response body is read. Default 1 000 ms. */
+  timeoutMs?: number;
+  /**
+   * Time allowed for a whole verification (or usage report), every attempt and wait included: a gateway's request
+   * waits no longer for an answer. The last attempt is cut short at it (a `TimeoutError`), and a retry whose wait
+   * would pass it is not made. Default 2 000 ms.
+   */
+  deadlineMs?: number;
+  /** The first retry delay, doubled at each retry (with jitter) unless `retry-after` says otherwise. Default 100 ms. */
+  retryBaseDelayMs?: number;
+  /** The cap of the backoff delay. Default 500 ms. */
+  retryMaxDelayMs?: number;
   /**
    * Answers `keys.verify` from memory while the change feed says nothing changed (see the client's README, "Caching
-   * verifier"): `true` for the defaults, or options. Default: no cache, every verification asks the server.
+   * verifier"): `true` for the defaults, or options. Default: no cache, every verification asks the server. What
+   * memory cannot answer goes to the server within `deadlineMs`, as without a cache; the change feed and the usage
+   * reports run beside the verifications, which never wait for them.
    */
   cache?: boolean | VerifierCacheOptions;
 }
@@ -241,10 +288,12 @@ function checkPathId(name: string, value: unknown): string {
 /** The settings of a call: the client's, with the call's overrides, checked. */
 function resolveSettings(base: TransportSettings, overrides: RequestOptions = {}): TransportSettings {
   const integer = { min: 0, integer: true };
+  const deadline = overrides.deadlineMs ?? base.deadlineMs;
   return {
     fetch: base.fetch,
     maxRetries: checkSetting('maxRetries', overrides.maxRetries ?? base.maxRetries, integer),
     timeoutMs: checkSetting('timeoutMs', overrides.timeoutMs ?? base.timeoutMs, { min: 1, integer: false }),
+    deadlineMs: deadline === undefined ? undefined : checkSetting('deadlineMs', deadline, { min: 1, integer: false }),
     retryBaseDelayMs: checkSetting('retryBaseDelayMs', base.retryBaseDelayMs, { min: 0, integer: false }),
     retryMaxDelayMs: checkSetting('retryMaxDelayMs', base.retryMaxDelayMs, { min: 0, integer: false }),
   };
@@ -307,6 +356,7 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
     fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
     maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    deadlineMs: options.deadlineMs,
     retryBaseDelayMs: options.retryBaseDelayMs ?? DEFAULTS.retryBaseDelayMs,
     retryMaxDelayMs: options.retryMaxDelayMs ?? DEFAULTS.retryMaxDelayMs,
   });
@@ -528,13 +578,22 @@ export function createAdminClient(options: AdminClientOptions): EveryVersionClie
 
 /**
  * Creates a client for a gateway: `keys.verify(secret)` with a verifier key (`sk-vfy-...`; an admin key works too),
- * in the latest API version, with the same transport as `createAdminClient` (retries, deadlines, typed errors); with
+ * in the latest API version, with the same transport as `createAdminClient` (retries, timeouts, typed errors) but
+ * the gateway's defaults (`VERIFIER_DEFAULTS`): a verification that cannot be answered fails within 2 s. With
  * `cache`, it answers from memory what the change feed lets it (call `close()` when done).
  */
 export function createVerifierClient(options: VerifierClientOptions): VerifierClient {
   const { cache, ...clientOptions } = options;
   const cacheOptions = resolveCacheOptions(cache);
-  const client = createAdminClient({ ...clientOptions, apiVersion: LATEST_API_VERSION });
+  const client = createAdminClient({
+    ...clientOptions,
+    maxRetries: clientOptions.maxRetries ?? VERIFIER_DEFAULTS.maxRetries,
+    timeoutMs: clientOptions.timeoutMs ?? VERIFIER_DEFAULTS.timeoutMs,
+    deadlineMs: clientOptions.deadlineMs ?? VERIFIER_DEFAULTS.deadlineMs,
+    retryBaseDelayMs: clientOptions.retryBaseDelayMs ?? VERIFIER_DEFAULTS.retryBaseDelayMs,
+    retryMaxDelayMs: clientOptions.retryMaxDelayMs ?? VERIFIER_DEFAULTS.retryMaxDelayMs,
+    apiVersion: LATEST_API_VERSION,
+  });
   const transport = verifierTransports.get(client);
   if (cacheOptions === undefined || transport === undefined) {
     return {

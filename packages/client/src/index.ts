@@ -14,6 +14,7 @@ export {
   DEFAULT_API_VERSION,
   DEFAULTS,
   hasOperation,
+  VERIFIER_DEFAULTS,
   type VerifierClient,
   type VerifierClientOptions,
 } from './client.js';

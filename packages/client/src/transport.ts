@@ -6,6 +6,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   maxRetries?: number;
   timeoutMs?: number;
+  /** The whole call's time, every attempt and wait included (see the client's `deadlineMs`). */
+  deadlineMs?: number;
 }
 
 /** What `keys.verify` takes besides the secret. */
@@ -21,13 +23,18 @@ export interface VerifyOptions extends RequestOptions {
 /** A `fetch` as openapi-fetch calls it: one `Request` in, one `Response` out. */
 export type FetchFunction = (request: Request) => Promise<Response>;
 
-/** How requests are sent: the fetch to use, the retry policy and the timeout of each attempt. */
+/** How requests are sent: the fetch to use, the retry policy, the timeout of each attempt and of the whole request. */
 export interface TransportSettings {
   fetch: FetchFunction;
   /** Retries after the first attempt; 0 disables retrying. */
   maxRetries: number;
   /** Time allowed for each attempt, from sending the request to reading the whole response body. */
   timeoutMs: number;
+  /**
+   * Time allowed for the whole request, every attempt and wait included: the last attempt is cut short at it, and no
+   * retry is made whose wait would pass it. Undefined: only each attempt is bounded.
+   */
+  deadlineMs?: number | undefined;
   /** The first backoff delay; it doubles on each retry, up to `retryMaxDelayMs`. */
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
@@ -146,17 +153,32 @@ function describe(error: unknown): string {
   return String(error);
 }
 
+/** How long an attempt may take, and what a `TimeoutError` says when it runs out. */
+interface AttemptLimit {
+  ms: number;
+  message: string;
+}
+
+/** The limit of the next attempt: `timeoutMs`, or what is left before the deadline when that is shorter. */
+function attemptLimit(settings: TransportSettings, deadline: number): AttemptLimit {
+  const left = deadline - performance.now();
+  if (settings.deadlineMs !== undefined && left < settings.timeoutMs) {
+    return { ms: Math.max(0, left), message: `no complete response within the deadline of ${settings.deadlineMs} ms` };
+  }
+  return { ms: settings.timeoutMs, message: `request timed out after ${settings.timeoutMs} ms` };
+}
+
 /**
- * One attempt: sends a copy of `request` and reads the whole body, within `timeoutMs`. The body is read here, not
- * later, so that the timeout covers it and a connection lost mid-body counts as a connection error (and is retried).
+ * One attempt: sends a copy of `request` and reads the whole body, within `limit`. The body is read here, not later,
+ * so that the timeout covers it and a connection lost mid-body counts as a connection error (and is retried).
  */
-async function attempt(request: Request, settings: TransportSettings): Promise<Response> {
+async function attempt(request: Request, settings: TransportSettings, limit: AttemptLimit): Promise<Response> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
-  }, settings.timeoutMs);
+  }, limit.ms);
   const forwardAbort = () => controller.abort(request.signal.reason);
   request.signal.addEventListener('abort', forwardAbort, { once: true });
   try {
@@ -172,7 +194,7 @@ async function attempt(request: Request, settings: TransportSettings): Promise<R
     });
   } catch (error) {
     if (timedOut) {
-      throw new TimeoutError(`request timed out after ${settings.timeoutMs} ms`, { cause: error });
+      throw new TimeoutError(limit.message, { cause: error });
     }
     throw error;
   } finally {
@@ -184,8 +206,9 @@ async function attempt(request: Request, settings: TransportSettings): Promise<R
 /**
  * Sends `request`, retrying connection errors, timeouts, 408, 429 and 5xx (only 429 for a request that is not
  * idempotent) up to `maxRetries` times with exponential backoff and jitter, or after the `retry-after` the server
- * asked for. Resolves with the final response, whatever its status; rejects with `ConnectionError` or `TimeoutError`
- * when no response arrived, or with the abort reason of `request.signal` when the caller aborted.
+ * asked for, all within `deadlineMs` when there is one. Resolves with the final response, whatever its status;
+ * rejects with `ConnectionError` or `TimeoutError` when no response arrived, or with the abort reason of
+ * `request.signal` when the caller aborted.
  */
 export async function sendWithRetries(
   request: Request,
@@ -193,11 +216,14 @@ export async function sendWithRetries(
   policy: RetryPolicy = 'idempotent',
 ): Promise<Response> {
   const callerSignal = request.signal;
+  const deadline = performance.now() + (settings.deadlineMs ?? Number.POSITIVE_INFINITY);
+  /** Whether a wait of `ms` still leaves time for another attempt before the deadline. */
+  const fitsBeforeDeadline = (ms: number) => performance.now() + ms < deadline;
   for (let attemptNumber = 0; ; attemptNumber += 1) {
     callerSignal.throwIfAborted();
     let response: Response;
     try {
-      response = await attempt(request, settings);
+      response = await attempt(request, settings, attemptLimit(settings, deadline));
     } catch (error) {
       if (callerSignal.aborted) {
         throw callerSignal.reason;
@@ -206,17 +232,18 @@ export async function sendWithRetries(
         error instanceof TimeoutError
           ? error
           : new ConnectionError(`connection error: ${describe(error)}`, { cause: error });
-      if (attemptNumber >= settings.maxRetries || policy !== 'idempotent') {
+      const delay = backoffDelay(attemptNumber, settings);
+      if (attemptNumber >= settings.maxRetries || policy !== 'idempotent' || !fitsBeforeDeadline(delay)) {
         throw failure;
       }
-      await sleep(backoffDelay(attemptNumber, settings), callerSignal);
+      await sleep(delay, callerSignal);
       continue;
     }
     if (!isRetryableStatus(response.status, policy) || attemptNumber >= settings.maxRetries) {
       return response;
     }
     const delay = retryDelay(response, attemptNumber, settings);
-    if (delay === undefined) {
+    if (delay === undefined || !fitsBeforeDeadline(delay)) {
       return response;
     }
     await sleep(delay, callerSignal);
