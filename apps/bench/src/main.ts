@@ -2,6 +2,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareBaseBuild } from './base/base-build.js';
+import { baseNotes, basePairs, comparedWithBase, withBaseTargets } from './base/base-targets.js';
+import { compareWithBase } from './base/comparison.js';
 import { GATEWAY_KEYS, type GatewayResult, type GatewayRun, planGateways } from './gateway/scenario.js';
 import { checkGoals } from './goals.js';
 import { LoadGenerator } from './load.js';
@@ -10,6 +13,7 @@ import { summarizeProfile } from './profile-summary.js';
 import { type PropagationResult, propagationSummary } from './propagation.js';
 import {
   describeMachine,
+  formatBaseComparison,
   formatGateways,
   formatGoals,
   formatMachine,
@@ -51,6 +55,15 @@ async function main(): Promise<number> {
     postgres,
     only: options.only,
   });
+  if (options.base && !targets.some(comparedWithBase)) {
+    throw new Error(
+      `--base: the plan has no one-process target of the server to compare (--only ${options.only.join(' ')})`,
+    );
+  }
+  const base = options.base ? await prepareBaseBuild(repoRoot, options.base, note) : undefined;
+  if (base) {
+    targets = withBaseTargets(targets, base);
+  }
   let cpuProfileDir: string | undefined;
   if (options.profile) {
     const [targetName, scenarioName] = options.profile.split('/');
@@ -95,6 +108,10 @@ async function main(): Promise<number> {
       onFailure: (message) => {
         failures.push(message);
         note(`!!!!! ${message}`);
+      },
+      onNote: (message) => {
+        notes.push(message);
+        note(`${elapsed()} ${message}`);
       },
       onPropagation: (result) => {
         propagation.push(result);
@@ -141,7 +158,10 @@ async function main(): Promise<number> {
   }
 
   const machine = await describeMachine(postgres ? options.postgresUrl : undefined);
-  const goals = checkGoals(results, seeds, options.sizes, propagation, gatewayRuns);
+  // The targets are the current code's: a base commit's figures are only compared with it.
+  const currentResults = results.filter((result) => result.commit === undefined);
+  const currentSeeds = seeds.filter((seed) => seed.commit === undefined);
+  const goals = checkGoals(currentResults, currentSeeds, options.sizes, propagation, gatewayRuns);
   notes.push(
     'rate limiting is off (RATE_LIMIT_PER_MINUTE=0) for the bench, whose load comes from one admin key; ' +
       'the +ratelimited target runs with the in-memory limiter on and a limit that never refuses',
@@ -187,6 +207,15 @@ async function main(): Promise<number> {
     notes,
     failures,
   };
+  if (base) {
+    report.base = {
+      commit: base.commit,
+      label: base.label,
+      checkout: base.root,
+      comparison: compareWithBase(results, basePairs(targets)),
+    };
+    notes.push(...baseNotes(base, options.rounds));
+  }
   const path = writeReport(join(benchDir, 'results'), report);
 
   write(`\nmachine: ${formatMachine(machine)}`);
@@ -196,6 +225,13 @@ async function main(): Promise<number> {
       `${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}\n`,
   );
   write(formatResults(results));
+  if (report.base) {
+    write(
+      `\ncurrent ÷ base ${report.base.label} (${report.base.commit}): each side's mean over its runs; range: the ` +
+        "lowest and highest ratio of one base run to the current's runs on either side of it; no target judges " +
+        `these\n${formatBaseComparison(report.base.comparison)}`,
+    );
+  }
   if (gatewayRuns.length > 0) {
     write(`\ngateway (GET /orders behind the README's requireApiKey):\n${formatGateways(gatewayRuns)}`);
   }

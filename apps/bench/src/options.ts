@@ -28,6 +28,11 @@ gateway protected by the README's requireApiKey in three forms (cached, plain, f
   --profile <t/s>         run one scenario (e.g. sqlite-1m/list-20, or a reference's: express-validator/list-20)
                           with its server under node --cpu-prof; the profile goes to apps/bench/profiles/ and a
                           summary is printed
+  --base <commit>         also run the server of <commit> (built in a clean checkout under the OS temp dir, reused
+                          once built), on databases seeded by its own code, as a counterpart of each one-process
+                          target (sqlite-1m@<commit>) run between two runs of the current one; prints each
+                          scenario's CPU per request and req/s as current ÷ base with the spread over the rounds
+                          (use --rounds 3 or more); not with --profile
   -h, --help`;
 
 /** The bench's options, parsed from its command line (`args`, without Node and the script); throws on a bad value. */
@@ -46,6 +51,7 @@ export function parseOptions(args: readonly string[]) {
       'skip-postgres': { type: 'boolean', default: false },
       'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
       profile: { type: 'string' },
+      base: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -64,6 +70,12 @@ export function parseOptions(args: readonly string[]) {
   if (sizes.length !== 2 || sizes.some((size) => !Number.isInteger(size) || size < 1000)) {
     throw new Error(`--sizes must be two whole numbers ≥ 1000, e.g. 10000,1000000 (got ${values.sizes})`);
   }
+  if (values.base !== undefined && values.profile !== undefined) {
+    throw new Error('--base and --profile do not go together: profile one scenario of one build at a time');
+  }
+  if (values.base?.trim() === '') {
+    throw new Error('--base needs a commit, e.g. --base 9845cbd or --base main');
+  }
   return {
     help: values.help,
     quick: values.quick,
@@ -77,6 +89,7 @@ export function parseOptions(args: readonly string[]) {
     skipPostgres: values['skip-postgres'],
     postgresUrl: values['postgres-url'],
     profile: values.profile,
+    base: values.base,
   };
 }
 
