@@ -227,9 +227,9 @@ async function main(): Promise<number> {
   write(formatResults(results));
   if (report.base) {
     write(
-      `\ncurrent ÷ base ${report.base.label} (${report.base.commit}): each side's mean over its runs; range: the ` +
-        "lowest and highest ratio of one base run to the current's runs on either side of it; no target judges " +
-        `these\n${formatBaseComparison(report.base.comparison)}`,
+      `\ncurrent ÷ base ${report.base.label} (${report.base.commit}), each side's mean over its runs; no target ` +
+        "judges these\nrange: the lowest and highest ratio of one base run to the current's runs on either side of " +
+        `it\n${formatBaseComparison(report.base.comparison)}`,
     );
   }
   if (gatewayRuns.length > 0) {
