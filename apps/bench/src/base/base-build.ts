@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,8 +33,12 @@ function run(command: string, args: readonly string[], cwd: string, logFile: str
   const log = openSync(logFile, 'a');
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, stdio: ['ignore', log, log] });
-    child.once('error', reject);
+    child.once('error', (error) => {
+      closeSync(log);
+      reject(error);
+    });
     child.once('exit', (code, signal) => {
+      closeSync(log);
       if (code === 0) {
         resolve();
       } else {
