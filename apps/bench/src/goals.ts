@@ -1,8 +1,9 @@
+import type { SeedResult } from './databases.js';
 import type { GatewayForm } from './gateway/forms.js';
 import type { GatewayLoad, GatewayResult, GatewayRun } from './gateway/scenario.js';
 import { type PropagationResult, propagationSummary } from './propagation.js';
 import { AUDIT_SCENARIOS, PERMISSION_SCENARIOS } from './scenarios.js';
-import type { ScenarioResult, SeedResult } from './suite.js';
+import type { ScenarioResult } from './suite.js';
 import {
   POSTGRES_REPLICAS,
   replicasTargetName,

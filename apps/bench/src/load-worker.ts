@@ -1,7 +1,7 @@
 // The load generator's own process: it receives jobs from load.ts over IPC and runs autocannon in-process, so the
 // harness, the server and the load generator never share a CPU-bound event loop.
 import autocannon from 'autocannon';
-import type { LoadJob, LoadResult, WorkerMessage } from './load.js';
+import { type LoadJob, type LoadResult, requestBody, type WorkerMessage } from './load.js';
 
 /** How long all connections may take to get their first response before the window opens anyway. */
 const MAX_RAMP_MS = 60_000;
@@ -12,15 +12,6 @@ const send = (message: WorkerMessage) => process.send?.(message);
 function percentile(sorted: Float64Array, p: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank] ?? 0;
-}
-
-/** The body of the n-th request: the job's bodies in turn, its template with `%n` filled in, or none. */
-function bodyOf(job: LoadJob): (n: number) => string | undefined {
-  const { bodies, bodyTemplate } = job;
-  if (bodies) {
-    return (n) => bodies[n % bodies.length];
-  }
-  return bodyTemplate === undefined ? () => undefined : (n) => bodyTemplate.replaceAll('%n', String(n));
 }
 
 /**
@@ -42,7 +33,7 @@ function runJob(job: LoadJob): Promise<LoadResult> {
   let warmupResponses = 0;
   const warmupRequests = job.warmupRequests ?? 0;
   const latencies: number[] = [];
-  const body = bodyOf(job);
+  const body = requestBody(job);
 
   return new Promise((resolve, reject) => {
     const instance = autocannon(

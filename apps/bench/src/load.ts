@@ -23,6 +23,15 @@ export interface LoadJob {
   cycledHeader?: { name: string; values: string[] } | undefined;
 }
 
+/** The body of the n-th request of a job: its bodies in turn, its template with `%n` filled in, or none. */
+export function requestBody(job: Pick<LoadJob, 'bodies' | 'bodyTemplate'>): (n: number) => string | undefined {
+  const { bodies, bodyTemplate } = job;
+  if (bodies) {
+    return (n) => bodies[n % bodies.length];
+  }
+  return bodyTemplate === undefined ? () => undefined : (n) => bodyTemplate.replaceAll('%n', String(n));
+}
+
 /**
  * What one run measured on the client side, over the measured window: requests, latencies (milliseconds, every
  * response). Status codes, non-2xx and errors count over the whole run.

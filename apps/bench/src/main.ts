@@ -2,14 +2,18 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { prepareBaseBuild } from './base/base-build.js';
+import { baseNotes, basePairs, comparedWithBase, withBaseTargets } from './base/base-targets.js';
+import { compareWithBase } from './base/comparison.js';
 import { GATEWAY_KEYS, type GatewayResult, type GatewayRun, planGateways } from './gateway/scenario.js';
 import { checkGoals } from './goals.js';
 import { LoadGenerator } from './load.js';
+import { parseOptions, USAGE } from './options.js';
 import { summarizeProfile } from './profile-summary.js';
 import { type PropagationResult, propagationSummary } from './propagation.js';
 import {
   describeMachine,
+  formatBaseComparison,
   formatGateways,
   formatGoals,
   formatMachine,
@@ -22,88 +26,11 @@ import { KNOWN_KEYS, postgresReachable } from './seed.js';
 import { runSuite, type ScenarioResult } from './suite.js';
 import { planTargets } from './targets.js';
 
-const USAGE = `pnpm bench [options]   (pnpm bench:quick = pnpm bench --quick)
-
-Seeds SQLite and PostgreSQL with keys and as many audit events, starts the real server (one process, and two
-replicas on PostgreSQL) and three references (bare node:http, bare Express, Express with express-openapi-validator)
-as child processes, and drives each with autocannon from another process. Then the gateway scenario: an Express
-gateway protected by the README's requireApiKey in three forms (cached, plain, floor) in front of a key server
-(targets gateway-sqlite-<keys>, gateway-postgres-<keys>). Prints a table; writes apps/bench/results/*.json.
-
-  --quick                 10k and 100k keys, 2 s per scenario, a subset of scenarios (about three minutes)
-  --duration <s>          seconds measured per scenario (full: 10, quick: 2)
-  --warmup <s>            unmeasured seconds of the same load before each scenario (full: 4, quick: 1); longer
-                          until every connection has had a response
-  --first-warmup <s>      the same before each server's first scenario, while V8 optimizes its code (full: 8, quick: 4)
-  --connections <n>       autocannon connections (50)
-  --rounds <n>            run every scenario on every target n times in turn (1); every figure the targets judge
-                          (each side of a ratio, a p99, a rate) is the mean of its runs
-  --sizes <a,b>           the smaller and the larger number of keys (full: 10000,1000000; quick: 10000,100000)
-  --only <text>           run only target/scenario names containing <text> (repeatable), e.g. sqlite-1m/list-20,
-                          or gateway (a gateway target always runs its three forms: gateway-sqlite-10k/cached);
-                          the references' scenarios compared with always run, and so does a variant's base
-                          (sqlite-1m/update for sqlite-1m+no-audit/update)
-  --skip-postgres         leave out the PostgreSQL targets
-  --postgres-url <url>    PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres); the suite creates
-                          and drops the databases apikeys_bench_<keys> on it
-  --profile <t/s>         run one scenario (e.g. sqlite-1m/list-20, or a reference's: express-validator/list-20)
-                          with its server under node --cpu-prof; the profile goes to apps/bench/profiles/ and a
-                          summary is printed
-  -h, --help`;
-
 const write = (text: string) => process.stdout.write(`${text}\n`);
 const note = (text: string) => process.stderr.write(`${text}\n`);
 
-function parseOptions() {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      duration: { type: 'string' },
-      warmup: { type: 'string' },
-      'first-warmup': { type: 'string' },
-      connections: { type: 'string', default: '50' },
-      rounds: { type: 'string', default: '1' },
-      sizes: { type: 'string' },
-      only: { type: 'string', multiple: true, default: [] },
-      'skip-postgres': { type: 'boolean', default: false },
-      'postgres-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
-      profile: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  const number = (name: string, text: string | undefined, fallback: number) => {
-    const value = text === undefined ? fallback : Number(text);
-    if (!Number.isFinite(value) || value < 0) {
-      throw new Error(`--${name} must be a non-negative number (got ${JSON.stringify(text)})`);
-    }
-    return value;
-  };
-  const rounds = number('rounds', values.rounds, 1);
-  if (!Number.isInteger(rounds) || rounds < 1) {
-    throw new Error(`--rounds must be a whole number ≥ 1 (got ${JSON.stringify(values.rounds)})`);
-  }
-  const sizes = (values.sizes ?? (values.quick ? '10000,100000' : '10000,1000000')).split(',').map(Number);
-  if (sizes.length !== 2 || sizes.some((size) => !Number.isInteger(size) || size < 1000)) {
-    throw new Error(`--sizes must be two whole numbers ≥ 1000, e.g. 10000,1000000 (got ${values.sizes})`);
-  }
-  return {
-    help: values.help,
-    quick: values.quick,
-    durationSeconds: number('duration', values.duration, values.quick ? 2 : 10),
-    warmupSeconds: number('warmup', values.warmup, values.quick ? 1 : 4),
-    firstWarmupSeconds: number('first-warmup', values['first-warmup'], values.quick ? 4 : 8),
-    connections: number('connections', values.connections, 50),
-    rounds,
-    sizes: sizes as [number, number],
-    only: values.profile ? [values.profile] : values.only,
-    skipPostgres: values['skip-postgres'],
-    postgresUrl: values['postgres-url'],
-    profile: values.profile,
-  };
-}
-
 async function main(): Promise<number> {
-  const options = parseOptions();
+  const options = parseOptions(process.argv.slice(2));
   if (options.help) {
     write(USAGE);
     return 0;
@@ -128,6 +55,15 @@ async function main(): Promise<number> {
     postgres,
     only: options.only,
   });
+  if (options.base && !targets.some(comparedWithBase)) {
+    throw new Error(
+      `--base: the plan has no one-process target of the server to compare (--only ${options.only.join(' ')})`,
+    );
+  }
+  const base = options.base ? await prepareBaseBuild(repoRoot, options.base, note) : undefined;
+  if (base) {
+    targets = withBaseTargets(targets, base);
+  }
   let cpuProfileDir: string | undefined;
   if (options.profile) {
     const [targetName, scenarioName] = options.profile.split('/');
@@ -172,6 +108,10 @@ async function main(): Promise<number> {
       onFailure: (message) => {
         failures.push(message);
         note(`!!!!! ${message}`);
+      },
+      onNote: (message) => {
+        notes.push(message);
+        note(`${elapsed()} ${message}`);
       },
       onPropagation: (result) => {
         propagation.push(result);
@@ -218,7 +158,10 @@ async function main(): Promise<number> {
   }
 
   const machine = await describeMachine(postgres ? options.postgresUrl : undefined);
-  const goals = checkGoals(results, seeds, options.sizes, propagation, gatewayRuns);
+  // The targets are the current code's: a base commit's figures are only compared with it.
+  const currentResults = results.filter((result) => result.commit === undefined);
+  const currentSeeds = seeds.filter((seed) => seed.commit === undefined);
+  const goals = checkGoals(currentResults, currentSeeds, options.sizes, propagation, gatewayRuns);
   notes.push(
     'rate limiting is off (RATE_LIMIT_PER_MINUTE=0) for the bench, whose load comes from one admin key; ' +
       'the +ratelimited target runs with the in-memory limiter on and a limit that never refuses',
@@ -264,6 +207,15 @@ async function main(): Promise<number> {
     notes,
     failures,
   };
+  if (base) {
+    report.base = {
+      commit: base.commit,
+      label: base.label,
+      checkout: base.root,
+      comparison: compareWithBase(results, basePairs(targets)),
+    };
+    notes.push(...baseNotes(base, options.rounds));
+  }
   const path = writeReport(join(benchDir, 'results'), report);
 
   write(`\nmachine: ${formatMachine(machine)}`);
@@ -273,6 +225,13 @@ async function main(): Promise<number> {
       `${options.rounds > 1 ? `, ${options.rounds} rounds` : ''}\n`,
   );
   write(formatResults(results));
+  if (report.base) {
+    write(
+      `\ncurrent ÷ base ${report.base.label} (${report.base.commit}), each side's mean over its runs; no target ` +
+        "judges these\nrange: the lowest and highest ratio of one base run to the current's runs on either side of " +
+        `it\n${formatBaseComparison(report.base.comparison)}`,
+    );
+  }
   if (gatewayRuns.length > 0) {
     write(`\ngateway (GET /orders behind the README's requireApiKey):\n${formatGateways(gatewayRuns)}`);
   }

@@ -4,10 +4,12 @@ import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import type { BaseComparisonRow, Ratio } from './base/comparison.js';
+import type { SeedResult } from './databases.js';
 import type { GatewayRun } from './gateway/scenario.js';
 import type { GoalCheck } from './goals.js';
 import { type PropagationResult, propagationSummary } from './propagation.js';
-import type { ScenarioResult, SeedResult } from './suite.js';
+import type { ScenarioResult } from './suite.js';
 
 /** The machine a run was measured on. */
 export interface Machine {
@@ -43,6 +45,17 @@ export interface RunReport {
   notes: string[];
   /** Scenarios that could not be measured, and why. */
   failures: string[];
+  /** The comparison with a base commit's build (`--base`); absent without it. */
+  base?: BaseReport;
+}
+
+/** The current code against a base commit's build: each scenario both ran, current ÷ base. No target judges it. */
+export interface BaseReport {
+  commit: string;
+  label: string;
+  /** The checkout the base was built and run in. */
+  checkout: string;
+  comparison: BaseComparisonRow[];
 }
 
 async function postgresVersion(url: string | undefined): Promise<string | null> {
@@ -196,12 +209,38 @@ export function formatGateways(runs: readonly GatewayRun[]): string {
   return [table(header, rows), '', ...lines].join('\n');
 }
 
+/** The spread of a ratio over the rounds, `min–max`; a dash for one round, which has none. */
+const spread = ({ perRound, min, max }: Ratio) => (perRound.length < 2 ? '–' : `${dec(min, 2)}–${dec(max, 2)}`);
+
+/**
+ * The base comparison: per target and scenario, each side's mean CPU per request and requests per second, the ratio
+ * current ÷ base of each, and the range of the per-round ratios.
+ */
+export function formatBaseComparison(rows: readonly BaseComparisonRow[]): string {
+  return table(
+    ['target', 'scenario', 'rounds', 'cpu µs/req', 'base', 'cur÷base', 'range', 'req/s', 'base', 'cur÷base', 'range'],
+    rows.map((row) => [
+      row.target,
+      row.scenario,
+      String(row.base.runs),
+      int(row.current.cpuMicrosPerRequest),
+      int(row.base.cpuMicrosPerRequest),
+      ratio(row.cpu.ratio),
+      spread(row.cpu),
+      int(row.current.requestsPerSecond),
+      int(row.base.requestsPerSecond),
+      ratio(row.requestsPerSecond.ratio),
+      spread(row.requestsPerSecond),
+    ]),
+  );
+}
+
 /** Seed times: the keys, then as many audit events, then the keys with known secrets when verification ran. */
 export function formatSeeds(seeds: readonly SeedResult[]): string {
   return table(
     ['engine', 'keys', 'seconds', 'keys/s', 'audit events', 'seconds', 'events/s', 'known keys', 'seconds'],
     seeds.map((seed) => [
-      seed.engine,
+      seed.commit ? `${seed.engine}@${seed.commit}` : seed.engine,
       int(seed.keys),
       dec(seed.seconds, 1),
       int(seed.keys / seed.seconds),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { API_VERSION } from '@apikeys/api-types';
 import type { StartedServerProcess as ServerProcess } from '@apikeys/server/testing';
 import type { BenchDatabase } from './audit-trail-off.js';
+import { type DatabaseId, Databases, type SeedResult } from './databases.js';
 import {
   type GatewayResult,
   type GatewayRun,
@@ -10,23 +11,14 @@ import {
   type GatewayTarget,
   runGateway,
 } from './gateway/scenario.js';
-import type { LoadGenerator, LoadResult } from './load.js';
+import { type LoadGenerator, type LoadJob, type LoadResult, requestBody } from './load.js';
 import { cpuMicros, peakRssBytes, postgresCpuMicros, resetPeakRss, rssBytes } from './procfs.js';
 import { measurePropagation, PROPAGATION_TRIALS, type PropagationResult } from './propagation.js';
 import { runOrder } from './run-order.js';
 import { type ReferenceScenarioName, SCENARIOS, type Scenario } from './scenarios.js';
-import {
-  type Engine,
-  KNOWN_KEYS,
-  type KnownKeys,
-  type Samples,
-  type SeededDatabase,
-  seedKnownKeys,
-  seedPostgres,
-  seedSqlite,
-} from './seed.js';
+import type { Engine, Samples } from './seed.js';
 import { startServer } from './server-process.js';
-import { API_TARGET_ENV, type Target } from './targets.js';
+import { API_TARGET_ENV, comparedWith, type Target } from './targets.js';
 
 /** One measured scenario on one target. CPU figures are the server process's user + system time, all threads. */
 export interface ScenarioResult extends LoadResult {
@@ -53,19 +45,8 @@ export interface ScenarioResult extends LoadResult {
   serverStartRssBytes: number;
   /** A few log lines of failed requests, when there were any. */
   failureSamples: string[];
-}
-
-export interface SeedResult {
-  engine: Engine;
-  keys: number;
-  /** Seconds the keys took. */
-  seconds: number;
-  /** Audit events seeded after the keys, and the seconds they took. */
-  events: number;
-  eventSeconds: number;
-  /** Keys created with known secrets for verification (0 when none ran there), and the seconds they took. */
-  knownKeys: number;
-  knownKeySeconds: number;
+  /** The base commit whose build was measured (`--base`); absent for the current code. */
+  commit?: string;
 }
 
 export interface SuiteSettings extends GatewaySettings {
@@ -85,6 +66,8 @@ export interface SuiteSettings extends GatewaySettings {
   onGateway(run: GatewayRun): void;
   /** Called when a scenario cannot be measured (its server died, say); the suite goes on with the next. */
   onFailure(message: string): void;
+  /** Called with what the report should say besides the figures (a scenario the base commit does not serve). */
+  onNote(message: string): void;
 }
 
 /** Log lines of requests that did not end in 2xx (the server's request log has a `status` field). */
@@ -100,70 +83,6 @@ function failedRequestLines(log: string, limit: number): string[] {
     }
   }
   return lines;
-}
-
-/** A seeded database: its engine and number of keys. */
-interface DatabaseId {
-  engine: Engine;
-  keys: number;
-}
-
-/** Seeds each database once, on first use, and drops them all at the end. */
-class Databases {
-  private readonly seeded = new Map<string, Promise<SeededDatabase>>();
-  private readonly known = new Map<string, Promise<KnownKeys>>();
-  readonly seeds: SeedResult[] = [];
-
-  constructor(private readonly settings: SuiteSettings) {}
-
-  get(engine: Engine, keys: number): Promise<SeededDatabase> {
-    const key = `${engine}-${keys}`;
-    let database = this.seeded.get(key);
-    if (!database) {
-      this.settings.onProgress(`seeding ${keys} keys and as many audit events into ${engine}…`);
-      database = (
-        engine === 'sqlite' ? seedSqlite(this.settings.workDir, keys) : seedPostgres(this.settings.postgresUrl, keys)
-      ).then((seeded) => {
-        const { events, seedSeconds: seconds, eventSeedSeconds: eventSeconds } = seeded;
-        this.seeds.push({ engine, keys, seconds, events, eventSeconds, knownKeys: 0, knownKeySeconds: 0 });
-        this.settings.onProgress(
-          `seeded ${keys} keys into ${engine} in ${seconds.toFixed(1)} s, ${events} audit events in ` +
-            `${eventSeconds.toFixed(1)} s`,
-        );
-        return seeded;
-      });
-      this.seeded.set(key, database);
-    }
-    return database;
-  }
-
-  /** The keys with known secrets of a seeded database, created on first use (after its samples were taken). */
-  knownKeys({ engine, keys }: DatabaseId): Promise<KnownKeys> {
-    const key = `${engine}-${keys}`;
-    let known = this.known.get(key);
-    if (!known) {
-      known = this.get(engine, keys).then(async (database) => {
-        this.settings.onProgress(`creating ${KNOWN_KEYS} keys with known secrets in ${engine} (${keys} keys)…`);
-        const created = await seedKnownKeys(database.databaseUrl);
-        const seed = this.seeds.find((entry) => entry.engine === engine && entry.keys === keys);
-        if (seed) {
-          seed.knownKeys = created.keys.length;
-          seed.knownKeySeconds = created.seconds;
-        }
-        this.settings.onProgress(`created ${created.keys.length} keys in ${engine} in ${created.seconds.toFixed(1)} s`);
-        return created;
-      });
-      this.known.set(key, known);
-    }
-    return known;
-  }
-
-  async dropAll(): Promise<void> {
-    for (const database of this.seeded.values()) {
-      await (await database.catch(() => undefined))?.drop();
-    }
-    this.seeded.clear();
-  }
 }
 
 async function measure(
@@ -216,6 +135,7 @@ async function measure(
     peakRssScope: peakScope,
     serverStartRssBytes: startRss,
     failureSamples: failed,
+    ...(target.kind === 'api' && target.build && { commit: target.build.label }),
   };
 }
 
@@ -249,7 +169,7 @@ async function startTarget(
   let opened: BenchDatabase | undefined;
   if (target.kind === 'reference') {
     // The references serve the same first 1000 keys the real server lists, so the bodies are the same size.
-    const database = await databases.get('sqlite', REFERENCE_DATABASE_KEYS);
+    const database = await databases.get(REFERENCE_DATABASE);
     const itemsFile = join(settings.workDir, 'reference-items.json');
     writeFileSync(itemsFile, JSON.stringify(database.firstItems));
     env = { BENCH_PAGE_FILE: itemsFile, PORT: '0', HOST: '127.0.0.1' };
@@ -263,7 +183,7 @@ async function startTarget(
     }
     headers['x-api-key'] = database.adminSecret;
   } else {
-    const database = await databases.get(target.engine, target.keys);
+    const database = await databases.get(target);
     opened = database;
     samples = database.samples;
     if (needsKnownKeys(target)) {
@@ -287,7 +207,8 @@ async function startTarget(
     for (let replica = 0; replica < replicas; replica++) {
       const logFile = join(settings.workDir, `${target.name}${replicas > 1 ? `-${replica}` : ''}.log`);
       const command = { script: target.script, env, cpuProfileDir: settings.cpuProfileDir };
-      servers.push(await startServer(command, settings.repoRoot, logFile));
+      const root = target.kind === 'api' && target.build ? target.build.root : settings.repoRoot;
+      servers.push(await startServer(command, root, logFile));
     }
   } catch (error) {
     await Promise.all(servers.map((server) => server.stop()));
@@ -301,23 +222,17 @@ async function startTarget(
   return { target, servers, headers, samples, startRss, ...(opened && { database: opened }) };
 }
 
-/** Measures one scenario on one running target; a failure is reported and the suite goes on. */
-async function runScenario(
-  { target, servers, headers, samples, startRss, database }: RunningTarget,
+/** The load of one scenario on one running target. */
+function loadJobOf(
+  { target, servers, headers, samples }: RunningTarget,
   scenario: Scenario,
-  load: LoadGenerator,
   settings: SuiteSettings,
   warmupSeconds: number,
-): Promise<void> {
-  const died = servers.map((server) => server.exitReason()).find(Boolean);
-  if (died) {
-    settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
-    return;
-  }
+): LoadJob {
   const change = target.kind === 'api' ? target.body : undefined;
   const scenarioBodies = scenario.bodies?.(samples);
   const bodies = change ? scenarioBodies?.map(change) : scenarioBodies;
-  const job = {
+  return {
     urls: servers.map((server) => server.baseUrl),
     connections: settings.connections,
     warmupSeconds,
@@ -329,6 +244,57 @@ async function runScenario(
     bodies,
     warmupRequests: scenario.warmUpEveryBody ? bodies?.length : undefined,
   };
+}
+
+/** How long the one request that tells whether a base commit's server serves a scenario may take. */
+const SERVED_CHECK_TIMEOUT_MS = 30_000;
+
+/**
+ * Leaves out of a base commit's target the scenarios its server does not serve (a filter or an API version it did
+ * not have yet): the first request of each, as its load would send it, must be answered 2xx. The current code's
+ * target still runs them, without a comparison; the report says which were left out and what the base answered.
+ */
+async function leaveOutUnserved(entry: RunningTarget, settings: SuiteSettings): Promise<void> {
+  const served: Scenario[] = [];
+  for (const scenario of entry.target.scenarios) {
+    const job = loadJobOf(entry, scenario, settings, 0);
+    let answer: string;
+    try {
+      const response = await fetch(`${job.urls[0]}${job.paths[0]}`, {
+        method: job.method,
+        headers: job.headers,
+        body: requestBody(job)(0) ?? null,
+        signal: AbortSignal.timeout(SERVED_CHECK_TIMEOUT_MS),
+      });
+      const text = await response.text();
+      if (response.ok) {
+        served.push(scenario);
+        continue;
+      }
+      answer = `${response.status} ${text.slice(0, 200)}`;
+    } catch (error) {
+      answer = error instanceof Error ? error.message : String(error);
+    }
+    settings.onNote(`${entry.target.name}/${scenario.name} not run: the base answered its first request ${answer}`);
+  }
+  entry.target = { ...entry.target, scenarios: served };
+}
+
+/** Measures one scenario on one running target; a failure is reported and the suite goes on. */
+async function runScenario(
+  running: RunningTarget,
+  scenario: Scenario,
+  load: LoadGenerator,
+  settings: SuiteSettings,
+  warmupSeconds: number,
+): Promise<void> {
+  const { target, servers, startRss, database } = running;
+  const died = servers.map((server) => server.exitReason()).find(Boolean);
+  if (died) {
+    settings.onFailure(`${target.name}/${scenario.name} not run: ${died}`);
+    return;
+  }
+  const job = loadJobOf(running, scenario, settings, warmupSeconds);
   try {
     const duringRuns = target.kind === 'api' ? target.duringRuns : undefined;
     const switchBack = duringRuns && database ? await duringRuns(database) : undefined;
@@ -360,7 +326,7 @@ const databaseOf = (target: Target): DatabaseId => (target.kind === 'api' ? targ
  * the same secrets; the references' own when the real server verifies in none (a reference's scenario run alone).
  */
 function referenceKeysOf(targets: readonly Target[]): DatabaseId {
-  const verifying = targets.find((target) => target.kind === 'api' && needsKnownKeys(target));
+  const verifying = targets.find((target) => target.kind === 'api' && !target.build && needsKnownKeys(target));
   return verifying ? databaseOf(verifying) : REFERENCE_DATABASE;
 }
 
@@ -386,12 +352,13 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
   const running: RunningTarget[] = [];
   try {
     const referenceKeys = referenceKeysOf(targets);
-    for (const target of targets) {
-      const { engine, keys } = databaseOf(target);
-      await databases.get(engine, keys);
+    // The base commit's databases first: its PostgreSQL seeding drops a database of the current's name.
+    const byBase = (target: Target) => target.kind === 'api' && target.build !== undefined;
+    for (const target of [...targets.filter(byBase), ...targets.filter((target) => !byBase(target))]) {
+      await databases.get(databaseOf(target));
     }
     for (const gateway of settings.gateways) {
-      await databases.get(gateway.engine, gateway.keys);
+      await databases.get(gateway);
     }
     for (const target of targets.filter(needsKnownKeys)) {
       await databases.knownKeys(target.kind === 'api' ? target : referenceKeys);
@@ -410,16 +377,21 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
     if (failed) {
       throw failed.reason;
     }
+    for (const entry of running) {
+      if (entry.target.kind === 'api' && entry.target.build) {
+        await leaveOutUnserved(entry, settings);
+      }
+    }
     const warmedUp = new Set<RunningTarget>();
-    const baseOf = (entry: RunningTarget | undefined) =>
-      entry?.target.kind === 'api' ? entry.target.variantOf : undefined;
+    const baseOf = (entry: RunningTarget | undefined) => comparedWith(entry?.target);
     for (const name of scenarioOrder(targets)) {
       const jobs = running.flatMap((entry) => {
         const scenario = entry.target.scenarios.find((candidate) => candidate.name === name);
         return scenario ? [{ entry, scenario }] : [];
       });
-      // A base target and its variants compare: every run of theirs gets the same warm-up, the longer one when one
-      // of their servers has not run yet (otherwise a new variant's first warm-up would be longer than the base's).
+      // A base target, its variants and its base commit's counterpart compare: every run of theirs gets the same
+      // warm-up, the longer one when one of their servers has not run yet (otherwise a new variant's first warm-up
+      // would be longer than the base's).
       const groupOf = (entry: RunningTarget) => baseOf(entry) ?? entry.target.name;
       const warmups = new Map<string, number>();
       for (const { entry } of jobs) {
@@ -444,7 +416,7 @@ export async function runSuite(targets: Target[], load: LoadGenerator, settings:
     }
     for (const gateway of settings.gateways) {
       try {
-        const database = await databases.get(gateway.engine, gateway.keys);
+        const database = await databases.get(gateway);
         settings.onGateway(await runGateway(gateway, database, load, settings, settings.onGatewayResult));
       } catch (error) {
         settings.onFailure(`${gateway.name} failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -14,6 +14,16 @@ const SERVED_BY: Record<ReferenceName, readonly Scenario[]> = {
   'express-validator': [...REFERENCE_SCENARIOS, ...VERIFY_SCENARIOS],
 };
 
+/** A build of another commit of this repository, whose server the bench runs next to the current one (`--base`). */
+export interface BaseBuild {
+  /** The full commit hash. */
+  commit: string;
+  /** The short hash, in target names: `sqlite-1m@9845cbd`. */
+  label: string;
+  /** The clean checkout of the commit, installed and built (base/base-build.ts). */
+  root: string;
+}
+
 /**
  * A server the suite measures: one of the references, or the real server on one seeded database, as one process
  * or as several replicas sharing the database (the load is spread over them round-robin).
@@ -38,9 +48,22 @@ export type Target =
       body?: (body: string) => string;
       /** The target a variant is the same server as, but for `env`, `headers`, `body` and `duringRuns`. */
       variantOf?: string;
+      /** The base commit's build that runs this target, on databases seeded by its own code (`--base`). */
+      build?: BaseBuild;
+      /** The current code's target a base commit's target is compared with (`sqlite-1m` for `sqlite-1m@9845cbd`). */
+      counterpartOf?: string;
     };
 
-type ApiTarget = Extract<Target, { kind: 'api' }>;
+/** A target of the real server. */
+export type ApiTarget = Extract<Target, { kind: 'api' }>;
+
+/**
+ * The target whose runs a target's are compared with, run right before and after them (`runOrder`): a variant's
+ * base target, or the current code's target of a base commit's counterpart.
+ */
+export function comparedWith(target: Target | undefined): string | undefined {
+  return target?.kind === 'api' ? (target.variantOf ?? target.counterpartOf) : undefined;
+}
 
 /**
  * The server's settings in every API target: rate limiting off, since the load comes from one admin key. A variant
