@@ -4,7 +4,11 @@ import type { StoreCore } from '../core/store-core.js';
 import { isPostgres } from '../dialect.js';
 import type { KeyInUse, KeyUse, UsageStore } from '../types.js';
 
-/** The organization's keys among `ids` (see `UsageStore.findKeysInUse`), read by primary key. */
+/**
+ * The organization's keys among `ids` (see `UsageStore.findKeysInUse`), each read by its primary key. The
+ * organization is checked on the rows read, not in the statement: with it there, SQLite reads the organization's
+ * whole list index instead (20 ms for 1,000 IDs among 20,000 keys, against 2 ms).
+ */
 export async function findKeysInUse(
   core: StoreCore,
   organizationId: string,
@@ -13,17 +17,18 @@ export async function findKeysInUse(
   const rows = await readByIds(ids, (batch) =>
     core.db
       .selectFrom('api_keys')
-      .select(['id', 'created_at', 'status', 'expires_at'])
-      .where('organization_id', '=', organizationId)
+      .select(['id', 'organization_id', 'created_at', 'status', 'expires_at'])
       .where('id', 'in', batch)
       .execute(),
   );
-  return rows.map((row) => ({
-    id: row.id,
-    createdAt: Number(row.created_at),
-    status: row.status,
-    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-  }));
+  return rows
+    .filter((row) => row.organization_id === organizationId)
+    .map((row) => ({
+      id: row.id,
+      createdAt: Number(row.created_at),
+      status: row.status,
+      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+    }));
 }
 
 /** Records when keys were used (see `UsageStore.recordKeyUsage`). */
