@@ -9,3 +9,5 @@ export {
 } from './permission-query.js';
 export { PermissionQueryError } from './permission-query-error.js';
 export { permissionQuery } from './permission-query-memo.js';
+export { holdsSecretForm, type QuotableShape, quotable, quoteOr } from './quotable.js';
+export { SECRET_CHECKSUM_LENGTH, SECRET_PREFIX, SECRET_RANDOM_LENGTH } from './secret-form.js';

@@ -1,13 +1,20 @@
 import { KEY_METADATA, PERMISSIONS } from '@apikeys/api-types';
 import { jsonDepth, utf8ByteLength } from './json-measures.js';
 import { isPermissionName } from './permission-names.js';
+import { quotable } from './quotable.js';
 
 /** How much of a refused string a reason quotes. */
 const QUOTED_LENGTH = 60;
 
-/** A short description of a refused item: a string quoted (and cut if long), anything else by its kind. */
+/**
+ * A short description of a refused item: a string quoted (and cut if long) when it may be (`quotable`), anything
+ * else by its kind.
+ */
 function describe(value: unknown): string {
   if (typeof value === 'string') {
+    if (!quotable(value, 'word')) {
+      return 'a string (not repeated here)';
+    }
     return JSON.stringify(value.length > QUOTED_LENGTH ? `${value.slice(0, QUOTED_LENGTH)}…` : value);
   }
   if (value === null || typeof value === 'number' || typeof value === 'boolean') {

@@ -39,6 +39,9 @@ describe('permissionsProblem', () => {
     ['documents.read', 'permissions: must be an array of permission names'],
     [null, 'permissions: must be an array of permission names'],
     [{ 0: 'a' }, 'permissions: must be an array of permission names'],
+    [['docs read'], 'permissions[0]: a string (not repeated here) is not a permission name'],
+    [[`sk-api-${'Ab3dE'.repeat(8)}fGh`], 'permissions[0]: a string (not repeated here) is not a permission name'],
+    [['a', `Xsk-adm-${'Ab3dE'.repeat(8)}fGh`], 'permissions[1]: a string (not repeated here) is not a permission name'],
   ])('refuses %j', (value, expected) => {
     expect(permissionsProblem(value)).toBe(expected);
   });
