@@ -1,5 +1,6 @@
 export { type HeldPermissions, heldPermissions, holdsPermission } from './held-permissions.js';
 export { metadataProblem, permissionsProblem } from './key-attributes.js';
+export { metadataNumberProblem } from './metadata-numbers.js';
 export { grants, isPermissionName, namesGranting } from './permission-names.js';
 export {
   PermissionQuery,

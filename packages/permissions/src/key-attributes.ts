@@ -1,5 +1,6 @@
 import { KEY_METADATA, PERMISSIONS } from '@apikeys/api-types';
 import { jsonDepth, utf8ByteLength } from './json-measures.js';
+import { metadataNumberProblem } from './metadata-numbers.js';
 import { isPermissionName } from './permission-names.js';
 import { quotable } from './quotable.js';
 
@@ -55,7 +56,8 @@ function isPlainObject(value: unknown): value is object {
 
 /**
  * Why `value` is not a valid `KeyMetadata` object, or `undefined` when it is one: a plain JSON object whose compact
- * JSON is at most `maxSerializedBytes` bytes of UTF-8 and which nests at most `maxDepth` levels (itself the first).
+ * JSON is at most `maxSerializedBytes` bytes of UTF-8, which nests at most `maxDepth` levels (itself the first), and
+ * whose numbers JSON gives back as they are (finite, within ±(2^53 − 1)).
  */
 export function metadataProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) {
@@ -81,5 +83,5 @@ export function metadataProblem(value: unknown): string | undefined {
   if (depth > KEY_METADATA.maxDepth) {
     return `metadata: nested ${depth} levels deep, at most ${KEY_METADATA.maxDepth}`;
   }
-  return undefined;
+  return metadataNumberProblem(value);
 }

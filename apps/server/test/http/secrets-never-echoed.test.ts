@@ -97,6 +97,14 @@ const PLACES: Place[] = [
     request: (s) => ({ path: API_KEYS_PATH, body: json({ name: 'x', permissions: [s] }) }),
   },
   {
+    place: 'a metadata key of a number that would not come back (createApiKey)',
+    request: (s) => ({ path: API_KEYS_PATH, body: `{"name": "x", "metadata": {"${s}": 1e400}}` }),
+  },
+  {
+    place: 'a metadata key of a number that would not come back (updateApiKey)',
+    request: (s) => ({ path: apiKeyPath('apikey_x'), body: `{"metadata": {"a": {"${s}": 9007199254740993}}}` }),
+  },
+  {
     place: 'the permission requirement of verifyApiKey',
     request: (s) => ({ path: '/v1/keys/verify', body: json({ key: s, permissions: s }) }),
   },
