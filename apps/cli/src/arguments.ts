@@ -1,5 +1,5 @@
 import { API_KEY_NAME_LENGTH, PERMISSIONS } from '@apikeys/api-types';
-import { isPermissionName } from '@apikeys/permissions';
+import { isPermissionName, metadataNumberProblem } from '@apikeys/permissions';
 import { InvalidArgumentError } from 'commander';
 
 export { API_KEY_STATUSES } from '@apikeys/api-types';
@@ -133,7 +133,8 @@ function jsonKind(value: unknown): string {
 
 /**
  * A key's metadata: JSON text holding an object (`{"owner":"team-billing"}`; `{}` for none). Its size and depth are
- * the API's to judge.
+ * the API's to judge; a number that would not reach it as written (`1e400`, which this process would send as
+ * `null`) is refused here, by the API's own rule, rather than sent as something else.
  */
 export function parseMetadata(text: string): Record<string, unknown> {
   let value: unknown;
@@ -144,6 +145,10 @@ export function parseMetadata(text: string): Record<string, unknown> {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidArgumentError(`must be a JSON object ({"owner": "team-billing"}), not ${jsonKind(value)}.`);
+  }
+  const problem = metadataNumberProblem(value);
+  if (problem !== undefined) {
+    throw new InvalidArgumentError(`${problem}.`);
   }
   return value as Record<string, unknown>;
 }

@@ -301,6 +301,18 @@ describe('apikeys permissions and metadata against the real server', () => {
           /'--metadata-file <path>' argument '.*array\.json' is invalid\. must be a JSON object .*, not an array/,
       },
       {
+        case: '--metadata with 1e400, which JSON.parse reads as Infinity (sent as null)',
+        args: ['issue', '--name', 'k', '--metadata', '{"limits": {"rps": 1e400}}'],
+        message:
+          /'--metadata <json>' argument .* is invalid\. metadata\.limits\.rps: a number must be finite and within /,
+      },
+      {
+        case: '--metadata with 2^53 + 1, which JSON.parse reads as 2^53',
+        args: ['update', 'apikey_x', '--metadata', '{"customer_id": 9007199254740993}'],
+        message:
+          /is invalid\. metadata\.customer_id: .*±9007199254740991 \(2\^53 − 1\); send larger ones as strings\.$/m,
+      },
+      {
         case: 'two permissions in one --permission',
         args: ['issue', '--name', 'k', '--permission', 'a.read,a.write'],
         message: /'--permission <name>' argument 'a.read,a.write' is invalid\. must be one permission name: repeat/,

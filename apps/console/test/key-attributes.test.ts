@@ -113,6 +113,17 @@ describe('the metadata field', () => {
     expect('value' in readMetadata(spaced)).toBe(true);
   });
 
+  it('refuses a number that would not come back as typed, naming where it is, and keeps the others', () => {
+    const rule = 'a number must be finite and within ±9007199254740991 (2^53 − 1); send larger ones as strings';
+
+    expect(readMetadata('{"limits": {"rps": 1e400}}')).toEqual({ problem: `metadata.limits.rps: ${rule}` });
+    expect(readMetadata('{"customer_id": 9007199254740993}')).toEqual({ problem: `metadata.customer_id: ${rule}` });
+    expect(readMetadata('{"tags": [1, -1e400]}')).toEqual({ problem: `metadata.tags[1]: ${rule}` });
+    expect(readMetadata('{"max": 9007199254740991, "ratio": 0.25, "zero": -0}')).toEqual({
+      value: { max: 9007199254740991, ratio: 0.25, zero: -0 },
+    });
+  });
+
   it('shows metadata indented, and none as an empty field', () => {
     expect(metadataText({ owner: 'team-billing' })).toBe('{\n  "owner": "team-billing"\n}');
     expect(metadataText({})).toBe('');

@@ -1,13 +1,21 @@
 import { KEY_METADATA, PERMISSIONS } from '@apikeys/api-types';
 import { jsonDepth, utf8ByteLength } from './json-measures.js';
+import { metadataNumberProblem } from './metadata-numbers.js';
 import { isPermissionName } from './permission-names.js';
+import { quotable } from './quotable.js';
 
 /** How much of a refused string a reason quotes. */
 const QUOTED_LENGTH = 60;
 
-/** A short description of a refused item: a string quoted (and cut if long), anything else by its kind. */
+/**
+ * A short description of a refused item: a string quoted (and cut if long) when it may be (`quotable`), anything
+ * else by its kind.
+ */
 function describe(value: unknown): string {
   if (typeof value === 'string') {
+    if (!quotable(value, 'word')) {
+      return 'a string (not repeated here)';
+    }
     return JSON.stringify(value.length > QUOTED_LENGTH ? `${value.slice(0, QUOTED_LENGTH)}…` : value);
   }
   if (value === null || typeof value === 'number' || typeof value === 'boolean') {
@@ -48,7 +56,8 @@ function isPlainObject(value: unknown): value is object {
 
 /**
  * Why `value` is not a valid `KeyMetadata` object, or `undefined` when it is one: a plain JSON object whose compact
- * JSON is at most `maxSerializedBytes` bytes of UTF-8 and which nests at most `maxDepth` levels (itself the first).
+ * JSON is at most `maxSerializedBytes` bytes of UTF-8, which nests at most `maxDepth` levels (itself the first), and
+ * whose numbers JSON gives back as they are (finite, within ±(2^53 − 1)).
  */
 export function metadataProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) {
@@ -74,5 +83,5 @@ export function metadataProblem(value: unknown): string | undefined {
   if (depth > KEY_METADATA.maxDepth) {
     return `metadata: nested ${depth} levels deep, at most ${KEY_METADATA.maxDepth}`;
   }
-  return undefined;
+  return metadataNumberProblem(value);
 }

@@ -1,5 +1,6 @@
 import { isPermissionName } from './permission-names.js';
 import { PermissionQueryError } from './permission-query-error.js';
+import { quotable } from './quotable.js';
 
 /** One token of a permission query; `position` is 1-based, and the end's is one past the last character. */
 export interface Token {
@@ -68,7 +69,8 @@ export class Tokens {
     }
     if (end === start) {
       const character = String.fromCodePoint(text.codePointAt(start) as number);
-      throw new PermissionQueryError(`unexpected character ${JSON.stringify(character)}`, position);
+      const shown = quotable(character, 'character') ? ` ${JSON.stringify(character)}` : '';
+      throw new PermissionQueryError(`unexpected character${shown}`, position);
     }
     this.#index = end;
     const word = text.slice(start, end);
@@ -76,7 +78,10 @@ export class Tokens {
       return { kind: word === 'AND' ? 'and' : 'or', text: word, position };
     }
     if (!isPermissionName(word)) {
-      throw new PermissionQueryError(`${JSON.stringify(word)} is not a permission name (see PermissionName)`, position);
+      const shown = quotable(word, 'word')
+        ? JSON.stringify(word)
+        : 'a word (not repeated: it has the form of a secret)';
+      throw new PermissionQueryError(`${shown} is not a permission name (see PermissionName)`, position);
     }
     return { kind: 'name', text: word, position };
   }

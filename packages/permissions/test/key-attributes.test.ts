@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metadataProblem, permissionsProblem } from '../src/index.js';
+import { metadataNumberProblem, metadataProblem, permissionsProblem } from '../src/index.js';
 import { jsonDepth, utf8ByteLength } from '../src/json-measures.js';
 
 /** `{"k":"…"}` with `value` inside: 8 bytes of JSON around the string's own. */
@@ -39,8 +39,67 @@ describe('permissionsProblem', () => {
     ['documents.read', 'permissions: must be an array of permission names'],
     [null, 'permissions: must be an array of permission names'],
     [{ 0: 'a' }, 'permissions: must be an array of permission names'],
+    [['docs read'], 'permissions[0]: a string (not repeated here) is not a permission name'],
+    [[`sk-api-${'Ab3dE'.repeat(8)}fGh`], 'permissions[0]: a string (not repeated here) is not a permission name'],
+    [['a', `Xsk-adm-${'Ab3dE'.repeat(8)}fGh`], 'permissions[1]: a string (not repeated here) is not a permission name'],
   ])('refuses %j', (value, expected) => {
     expect(permissionsProblem(value)).toBe(expected);
+  });
+});
+
+/** The reason a number of metadata is refused, after the name of where it is. */
+const NUMBER_RULE = 'a number must be finite and within ±9007199254740991 (2^53 − 1); send larger ones as strings';
+
+describe('metadataProblem on numbers', () => {
+  it.each([
+    ['the largest', '{"n": 9007199254740991}'],
+    ['the smallest', '{"n": -9007199254740991}'],
+    ['fractions', '{"n": 0.1, "m": 1.5e-300, "k": -2.25}'],
+    ['-0, which comes back as 0, the same number', '{"n": -0}'],
+    ['exponents within the bounds', '{"n": 1e15, "m": 9.007199254740991e15}'],
+  ])('accepts %s', (_, json) => {
+    expect(metadataProblem(JSON.parse(json))).toBeUndefined();
+  });
+
+  it.each([
+    ['1e400, which JSON.parse reads as Infinity', '{"n": 1e400}', 'metadata.n'],
+    ['-1e400', '{"n": -1e400}', 'metadata.n'],
+    ['2^53 + 1, which JSON.parse reads as 2^53', '{"id": 9007199254740993}', 'metadata.id'],
+    ['2^53 itself', '{"id": 9007199254740992}', 'metadata.id'],
+    ['-(2^53)', '{"id": -9007199254740992}', 'metadata.id'],
+    ['a large number in exponent form', '{"n": 1e300}', 'metadata.n'],
+    ['a number deep inside', '{"a": {"limits": [1, 2, {"rps": 1e999}]}}', 'metadata.a.limits[2].rps'],
+    ['the first of several, in order', '{"ok": 1, "first": 1e400, "second": 1e400}', 'metadata.first'],
+    ['a number under a key that may not be repeated', '{"a b": {"c": 1e400}}', 'metadata'],
+    ["a number under a key of a secret's form", `{"sk-api-${'Ab3dE'.repeat(8)}fGh": 1e400}`, 'metadata'],
+  ])('refuses %s, naming where it is', (_, json, where) => {
+    expect(metadataProblem(JSON.parse(json))).toBe(`${where}: ${NUMBER_RULE}`);
+  });
+
+  it('refuses NaN and Infinity given as values, not parsed', () => {
+    expect(metadataProblem({ n: Number.NaN })).toBe(`metadata.n: ${NUMBER_RULE}`);
+    expect(metadataProblem({ list: [Number.POSITIVE_INFINITY] })).toBe(`metadata.list[0]: ${NUMBER_RULE}`);
+  });
+
+  it('finds a number at any depth without overflowing the stack (the CLI checks numbers before any bound)', () => {
+    const deep = nestedObject(1_000_000);
+    let innermost = deep;
+    while (innermost.a) {
+      innermost = innermost.a as Record<string, unknown>;
+    }
+    innermost.n = Number.NEGATIVE_INFINITY;
+
+    expect(metadataNumberProblem({ 'a b': deep })).toBe(`metadata: ${NUMBER_RULE}`);
+    expect(metadataNumberProblem({ ok: deep.a })).toBe(`metadata.ok${'.a'.repeat(999_998)}.n: ${NUMBER_RULE}`);
+  });
+
+  it('reports the size and the depth before the numbers', () => {
+    expect(metadataProblem({ n: Number.POSITIVE_INFINITY, ...withString('x'.repeat(4089)) })).toMatch(
+      /^metadata: \d+ bytes as JSON/,
+    );
+    expect(metadataProblem({ n: Number.POSITIVE_INFINITY, deep: nestedObject(5) })).toBe(
+      'metadata: nested 6 levels deep, at most 5',
+    );
   });
 });
 

@@ -16,6 +16,11 @@ export interface MalformedPermissionQueryCase {
 
 const { maxLength, maxNesting } = PERMISSION_QUERY;
 
+/** The reason given for a word of a secret's form, which is never repeated. */
+const SECRET_WORD = 'a word (not repeated: it has the form of a secret) is not a permission name (see PermissionName)';
+/** A secret's random part: 43 letters and digits. */
+const RANDOM_PART = `${'Ab3dE'.repeat(8)}fGh`;
+
 /** A valid query exactly `maxLength` characters long: `a OR a OR … OR b`, padded with spaces. */
 const LONGEST_QUERY = `${'a OR '.repeat(Math.floor((maxLength - 1) / 5))}b`.padEnd(maxLength, ' ');
 
@@ -125,6 +130,11 @@ export const MALFORMED_PERMISSION_QUERY_CASES: readonly MalformedPermissionQuery
   { query: 'documents.', position: 1, reason: '"documents." is not a permission name (see PermissionName)' },
   { query: '*.read', position: 1, reason: '"*.read" is not a permission name (see PermissionName)' },
   { query: 'a.*.b', position: 1, reason: '"a.*.b" is not a permission name (see PermissionName)' },
+  // A secret sent here by mistake is never repeated: not whole, not inside a longer word, not without its prefix.
+  { query: `sk-api-${RANDOM_PART}`, position: 1, reason: SECRET_WORD },
+  { query: `documents.read OR sk-adm-${RANDOM_PART}x9Y8z7`, position: 19, reason: SECRET_WORD },
+  { query: `(a AND xsk-vfy-${RANDOM_PART}.read)`, position: 8, reason: SECRET_WORD },
+  { query: `apikey_${RANDOM_PART}`, position: 1, reason: SECRET_WORD },
   { query: 'a && b', position: 3, reason: 'unexpected character "&"' },
   { query: 'docs.réad', position: 7, reason: 'unexpected character "é"' },
   { query: 'a AND 😀', position: 7, reason: 'unexpected character "😀"' },

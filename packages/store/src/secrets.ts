@@ -1,22 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { SECRET_CHECKSUM_LENGTH, SECRET_PREFIX, SECRET_RANDOM_LENGTH } from '@apikeys/permissions';
 import { BASE62_ALPHABET, randomBase62 } from './random.js';
 
-/** Fixed prefixes that tell an admin key, a regular API key and a verifier key apart at a glance. */
-export const SECRET_PREFIX = {
-  admin: 'sk-adm-',
-  apiKey: 'sk-api-',
-  verifier: 'sk-vfy-',
-} as const;
+// The form of secrets (their prefixes, 43 random characters: 43 * log2(62) ≈ 256.03 bits, 6 of checksum) is shared
+// with every package that must recognise one; this module issues and checks them.
+export { SECRET_PREFIX };
 
 export type SecretKind = keyof typeof SECRET_PREFIX;
 
-// 43 base62 characters carry 43 * log2(62) ≈ 256.03 bits of randomness.
-const RANDOM_LENGTH = 43;
+const RANDOM_PART = `([A-Za-z0-9]{${SECRET_RANDOM_LENGTH}})`;
 // 6 base62 characters of checksum: a mistyped secret passes it once in 62^6 ≈ 57 billion.
-const CHECKSUM_LENGTH = 6;
-const SECRET_FORM = new RegExp(
-  `^(?:${Object.values(SECRET_PREFIX).join('|')})([A-Za-z0-9]{${RANDOM_LENGTH}})([A-Za-z0-9]{${CHECKSUM_LENGTH}})?$`,
-);
+const CHECKSUM_PART = `([A-Za-z0-9]{${SECRET_CHECKSUM_LENGTH}})?`;
+const SECRET_FORM = new RegExp(`^(?:${Object.values(SECRET_PREFIX).join('|')})${RANDOM_PART}${CHECKSUM_PART}$`);
 
 /** A freshly generated secret: the full value (shown once), its hash and its hint (both stored). */
 export interface IssuedSecret {
@@ -32,7 +27,7 @@ export interface IssuedSecret {
  * may ever be stored.
  */
 export function issueSecret(kind: SecretKind): IssuedSecret {
-  const body = SECRET_PREFIX[kind] + randomBase62(RANDOM_LENGTH);
+  const body = SECRET_PREFIX[kind] + randomBase62(SECRET_RANDOM_LENGTH);
   const secret = body + checksumOf(body);
   return { secret, hash: hashSecret(secret), hint: hintFor(secret, kind) };
 }
@@ -41,7 +36,7 @@ export function issueSecret(kind: SecretKind): IssuedSecret {
 export function checksumOf(body: string): string {
   let value = createHash('sha256').update(body, 'utf8').digest().readBigUInt64BE(0);
   let checksum = '';
-  for (let index = 0; index < CHECKSUM_LENGTH; index++) {
+  for (let index = 0; index < SECRET_CHECKSUM_LENGTH; index++) {
     checksum += BASE62_ALPHABET[Number(value % 62n)];
     value /= 62n;
   }
@@ -63,7 +58,7 @@ export function secretForm(secret: string): 'checksummed' | 'legacy' | 'mistyped
   if (checksum === undefined) {
     return 'legacy';
   }
-  return checksumOf(secret.slice(0, -CHECKSUM_LENGTH)) === checksum ? 'checksummed' : 'mistyped';
+  return checksumOf(secret.slice(0, -SECRET_CHECKSUM_LENGTH)) === checksum ? 'checksummed' : 'mistyped';
 }
 
 /** The kind of key a secret's prefix names, or undefined for none: says which table may hold it, nothing more. */

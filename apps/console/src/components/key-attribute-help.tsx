@@ -15,8 +15,8 @@ export function PermissionsHelp({ id }: { id: string }) {
 export function MetadataHelp({ id }: { id: string }) {
   return (
     <p id={id} className="muted">
-      At most {KEY_METADATA.maxSerializedBytes} bytes as compact JSON and {KEY_METADATA.maxDepth} levels deep. Empty:
-      none.
+      At most {KEY_METADATA.maxSerializedBytes} bytes as compact JSON and {KEY_METADATA.maxDepth} levels deep; numbers
+      within ±{Number.MAX_SAFE_INTEGER} (larger ones as strings). Empty: none.
     </p>
   );
 }

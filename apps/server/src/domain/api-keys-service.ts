@@ -15,7 +15,7 @@ import {
   type RotateApiKeyResult,
   type Store,
 } from '@apikeys/store';
-import { invalidRequest } from './errors.js';
+import { AppError, invalidRequest } from './errors.js';
 import { type CursorParams, notFound, pageCursor, unknownCursor } from './page-cursor.js';
 
 /** What `listApiKeys` takes: a page size, at most one cursor, filters, and the moment the status filter applies at. */
@@ -70,14 +70,18 @@ function foundKey(key: ApiKeyRecord | undefined, id: string): ApiKeyRecord {
   return key;
 }
 
-/** Refuses metadata beyond the bounds the spec states and its validator cannot check (serialized size, depth). */
+/**
+ * Refuses metadata beyond the bounds the spec states and its validator cannot check (serialized size, depth, numbers
+ * that would not come back as sent).
+ */
 function requireBoundedMetadata(metadata: unknown): void {
   if (metadata === undefined) {
     return;
   }
   const problem = metadataProblem(metadata);
   if (problem !== undefined) {
-    throw invalidRequest('metadata', problem.replace(/^metadata: /, ''));
+    // The problem names the field first: `metadata: ...`, or the member it is about (`metadata.limits.rps: ...`).
+    throw new AppError('invalid_request_error', problem);
   }
 }
 

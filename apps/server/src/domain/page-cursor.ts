@@ -1,6 +1,6 @@
+import { quotable } from '@apikeys/permissions';
 import type { PageCursor } from '@apikeys/store';
 import { AppError, invalidRequest } from './errors.js';
-import { quotable } from './quotable.js';
 
 /** The cursors a list takes, as query parameters. */
 export interface CursorParams {

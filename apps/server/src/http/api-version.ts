@@ -1,6 +1,6 @@
 import type { ApiVersion } from '@apikeys/api-types';
+import { quotable } from '@apikeys/permissions';
 import type { NextFunction, Request, Response } from 'express';
-import { quotable } from '../domain/quotable.js';
 import { HttpError } from './errors/http-error.js';
 
 const VERSION_HEADER = 'vendor-version';

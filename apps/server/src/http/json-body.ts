@@ -1,11 +1,16 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { MAX_REQUEST_BODY_BYTES } from '@apikeys/api-types';
+import { quotable } from '@apikeys/permissions';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import typeIs from 'type-is';
-import { quotable } from '../domain/quotable.js';
 import { openApiMetadataOf } from '../spec/openapi-metadata.js';
-import { isBodyParserError, unsupportedEncoding, unsupportedMediaType } from './errors/body-parser-errors.js';
+import {
+  isBodyParserError,
+  UTF8_ONLY,
+  unsupportedEncoding,
+  unsupportedMediaType,
+} from './errors/body-parser-errors.js';
 import { HttpError } from './errors/http-error.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
@@ -150,7 +155,7 @@ export function jsonBody() {
     // JSON is UTF-8 (RFC 8259); the parser would also decode UTF-16 and UTF-32 when the content type says so.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
     if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
-      next(unsupportedMediaType('the request body must be application/json in UTF-8'));
+      next(unsupportedMediaType(UTF8_ONLY));
       return;
     }
     parse(req, res, (error?: unknown) => {

@@ -1,6 +1,6 @@
+import { quoteOr } from '@apikeys/permissions';
 import type { OpenApiDocument } from '@apikeys/spec';
 import { Router as createRouter, type NextFunction, type Request, type Response } from 'express';
-import { quoteOr } from '../domain/quotable.js';
 import { expressPath, type SpecOperation, specOperations } from '../spec/spec-operations.js';
 import { HttpError } from './errors/http-error.js';
 

@@ -3,7 +3,7 @@
  * the credential and version headers, the query, and the body.
  */
 import { isUtf8 } from 'node:buffer';
-import { quotable } from '../../src/domain/quotable.js';
+import { quotable } from '@apikeys/permissions';
 import { HEADER_ALIASES } from './drafts.js';
 import { parameterTextConforms } from './parameter-values.js';
 import {

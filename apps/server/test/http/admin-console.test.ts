@@ -58,7 +58,10 @@ async function scriptUrl(): Promise<string> {
   return assetUrls(await (await get('/console')).text()).find((url) => url.endsWith('.js')) as string;
 }
 
-/** Asserts a 404 in the API's error shape for a file missing from the console's build. */
+/**
+ * Asserts a 404 in the API's error shape for a file missing from the console's build; `path` is what its message
+ * says of the path (`at /console/...`, or `at this path` for a path it may not repeat).
+ */
 async function expectMissingFile(response: Response, path: string): Promise<void> {
   expect(response.status).toBe(404);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -67,7 +70,7 @@ async function expectMissingFile(response: Response, path: string): Promise<void
   expectMatchesSpec(undefined, response, body);
   expect(body.error).toEqual({
     type: 'not_found_error',
-    message: `the admin console has no file at ${path}: reload the page`,
+    message: `the admin console has no file ${path}: reload the page`,
   });
 }
 
@@ -227,17 +230,21 @@ describe('the admin console at /console', () => {
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       if (method === 'GET') {
-        await expectMissingFile(response, '/console/assets/index-00000000.js');
+        await expectMissingFile(response, 'at /console/assets/index-00000000.js');
       }
     },
   );
 
   it.each([
-    ['a folder of the build', '/console/assets/'],
-    ['a path whose percent-encoding does not decode', '/console/assets/%zz.js'],
-    ['a compressed copy, by name, of a file that has none', '/console/assets/nothing.js.br'],
-  ])('answers %s under /console/assets/ with a 404 in the API error shape', async (_, path) => {
-    await expectMissingFile(await get(path, { headers: { 'accept-encoding': 'br, gzip' } }), path);
+    ['a folder of the build', '/console/assets/', 'at /console/assets/'],
+    ['a path whose percent-encoding does not decode', '/console/assets/%zz.js', 'at this path'],
+    [
+      'a compressed copy, by name, of a file that has none',
+      '/console/assets/nothing.js.br',
+      'at /console/assets/nothing.js.br',
+    ],
+  ])('answers %s under /console/assets/ with a 404 in the API error shape', async (_, path, shown) => {
+    await expectMissingFile(await get(path, { headers: { 'accept-encoding': 'br, gzip' } }), shown);
   });
 
   it.each(['/console/assets', '/console/%zz', '/console/.env'])(

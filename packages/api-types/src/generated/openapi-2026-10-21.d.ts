@@ -348,8 +348,12 @@ export interface components {
          * @description The organization's own data about the key (its owner, plan, environment), kept and returned as given and
          *     never interpreted by the server: a JSON object of at most `x-max-serialized-bytes` bytes (4 KiB) written as
          *     compact UTF-8 JSON, and at most `x-max-depth` levels deep (5; the object itself is the first level, and each
-         *     object or array within adds one). Numbers are kept as double-precision numbers. Empty for a key without
-         *     metadata.
+         *     object or array within adds one). Numbers are kept as double-precision numbers, so every number must come
+         *     back as it was sent: it must be finite and within ±9007199254740991 (2^53 − 1), where a double holds every
+         *     integer exactly. A larger one (`1e400`, or `9007199254740993`, which a JSON parser reading doubles takes
+         *     for `9007199254740992`) is a `400` naming the member (`metadata.limits.rps`) and nothing is stored: send
+         *     such a number as a string. A number is kept as its value, not its spelling: `1.0` comes back as `1`, `1e3`
+         *     as `1000`, and `-0` as `0`, the same number. Empty for a key without metadata.
          * @example {
          *       "owner": "team-billing",
          *       "plan": "enterprise"

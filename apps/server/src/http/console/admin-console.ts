@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quotable } from '@apikeys/permissions';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import expressStaticGzip from 'express-static-gzip';
 import { HttpError } from '../errors/http-error.js';
@@ -39,6 +40,13 @@ const PAGE = 'index.html';
 
 /** Where Vite puts the files it names by their content hash (`build.assetsDir`). */
 const ASSETS = 'assets';
+
+/** Where a request for a file went, as an error message may say it: the path if each segment looks like a file name. */
+function atPath(path: string): string {
+  return path.split('/').every((segment) => segment === '' || quotable(segment, 'file'))
+    ? `at ${path}`
+    : 'at this path';
+}
 
 /**
  * The console's build output, `apps/console/dist`: found from the server package's folder (the nearest
@@ -149,7 +157,10 @@ export function adminConsole(directory: string = consoleBuildDirectory()): Reque
       // An asset of another build (a page loaded before a deployment) or a typo: a 404 here, not the API's answer
       // to a request without its headers.
       next(
-        HttpError.of('not_found_error', `the admin console has no file at ${req.baseUrl}${req.path}: reload the page`),
+        HttpError.of(
+          'not_found_error',
+          `the admin console has no file ${atPath(req.baseUrl + req.path)}: reload the page`,
+        ),
       );
       return;
     }

@@ -34,6 +34,9 @@ export function unsupportedEncoding(): HttpError {
   return new HttpError(415, 'invalid_request_error', 'content-encoding: send the body uncompressed (identity)');
 }
 
+/** Why a body in another charset than UTF-8 is refused. */
+export const UTF8_ONLY = 'the request body must be application/json in UTF-8';
+
 /** The 415 of a body that is not JSON. */
 export function unsupportedMediaType(detail = 'the request body must be application/json'): HttpError {
   return new HttpError(415, 'invalid_request_error', `content-type: ${detail}`);
@@ -48,9 +51,11 @@ export function fromBodyParserError(error: BodyParserError): HttpError {
       return HttpError.of('invalid_request_error', 'body: malformed JSON; send a JSON object');
     case 'entity.not.utf8':
       return HttpError.of('invalid_request_error', 'body: must be UTF-8 encoded JSON');
+    // Their messages repeat the header's value: the answer is the one the server gives such a header itself.
     case 'charset.unsupported':
+      return unsupportedMediaType(UTF8_ONLY);
     case 'encoding.unsupported':
-      return unsupportedMediaType(error.message);
+      return unsupportedEncoding();
     default:
       return new HttpError(error.status, 'invalid_request_error', `body: ${error.message}`);
   }

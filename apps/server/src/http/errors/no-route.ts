@@ -1,5 +1,5 @@
+import { quotable } from '@apikeys/permissions';
 import type { NextFunction, Request, Response } from 'express';
-import { quotable } from '../../domain/quotable.js';
 import { HttpError } from './http-error.js';
 
 /** Where a request went, as an error message may say it: the path only if each segment looks like a name or an ID. */

@@ -1,5 +1,5 @@
+import { quotable } from '@apikeys/permissions';
 import type { Request } from 'express';
-import { quotable } from '../../domain/quotable.js';
 import { requestTooLarge, unsupportedMediaType } from './body-parser-errors.js';
 import { HttpError } from './http-error.js';
 import { noRoute, onPath } from './no-route.js';
