@@ -1,7 +1,7 @@
 import { API_VERSION, LATEST_API_VERSION } from '@apikeys/api-types';
 import { startTestServer, type TestOrganization, type TestServer } from '@apikeys/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminClient } from '../src/index.js';
+import { type ApiVersion, createAdminClient } from '../src/index.js';
 import { observedFetch } from './support/observed-fetch.js';
 
 // The list filters whose values hold reserved characters, as the client sends them (openapi-fetch encodes a value
@@ -34,7 +34,7 @@ describe('apiKeys.list with a value holding reserved characters', () => {
     expect(page.data.map((key) => key.id)).toEqual([everything.id, wildcard.id]);
   });
 
-  it.each([API_VERSION, LATEST_API_VERSION])(
+  it.each<ApiVersion>([API_VERSION, LATEST_API_VERSION])(
     'in %s, filters by a workspace ID and a creator holding them',
     async (version) => {
       const { fetch, sent } = observedFetch();

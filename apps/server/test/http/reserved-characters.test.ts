@@ -22,11 +22,10 @@ describe('reserved characters in query values, sent as they are and percent-enco
     server = await startTestServer();
     org = await server.createOrganization('reserved characters');
     const create = async (name: string, permissions: string[]) => {
-      const result = await org.client.POST('/v1/organizations/api_keys', {
-        params: { header: { 'vendor-version': LATEST_API_VERSION } },
-        body: { name, permissions },
-      } as never);
-      ids[name] = (result.data as { id: string }).id;
+      const { data } = await server
+        .versionClient(LATEST_API_VERSION, org.adminKey)
+        .POST('/v1/organizations/api_keys', { body: { name, permissions } });
+      ids[name] = data?.id ?? '';
     };
     await create('exact', ['documents.read']);
     await create('wildcard', ['documents.*']);
@@ -82,7 +81,7 @@ describe('reserved characters in query values, sent as they are and percent-enco
     expect(listed(await rawList(query))).toEqual([ids.everything]);
   });
 
-  describe.each([API_VERSION, LATEST_API_VERSION])('in %s', (version) => {
+  describe.each<ApiVersion>([API_VERSION, LATEST_API_VERSION])('in %s', (version) => {
     it.each([
       ['sent as they are', "workspace_id=wrkspc_team(a)*!'"],
       ['percent-encoded', 'workspace_id=wrkspc_team%28a%29%2A%21%27'],
