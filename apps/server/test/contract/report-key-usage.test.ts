@@ -140,7 +140,9 @@ describe('reportKeyUsage', () => {
       ['an offset west of UTC, with minutes', (at: Clock) => `${at.shifted(-330)}-05:30`],
     ])('takes a time with %s, and records its minute', async (_, written) => {
       const key = await newKey();
-      const second = Math.floor((nowMicros() - 3 * MINUTE) / 1_000_000) * 1_000_000;
+      // The first whole second since the key was created: a use a gateway could have seen, once it has passed.
+      const second = Math.ceil(key.createdAt / 1_000_000) * 1_000_000;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, (second - nowMicros()) / 1000) + 1));
 
       const result = await report({ uses: [{ api_key_id: key.id, used_at: written(clockAt(second)) }] });
       await server.flushKeyUsage();
