@@ -3,6 +3,7 @@
  * versioning policy (openapi.yaml, "Versioning") reads it: what a request accepts may only grow, what a response holds
  * may only shrink, except that a response may gain fields.
  */
+import { patternAcceptsAll } from './pattern-inclusion.js';
 
 /** A request schema may accept more than before; a response schema may produce less (plus new fields). */
 export type Direction = 'request' | 'response';
@@ -154,6 +155,17 @@ function optedIn(after: Schema, published: Record<string, unknown>): unknown[] {
     .map(([value]) => value);
 }
 
+/**
+ * Whether a changed `pattern` changed as the policy allows, proven on both patterns: a request's accepts every
+ * string the published one did, a response's produces none that the published one did not.
+ */
+function patternChangeAllowed(keyword: string, from: unknown, to: unknown, direction: Direction): boolean {
+  if (keyword !== 'pattern' || typeof from !== 'string' || typeof to !== 'string') {
+    return false;
+  }
+  return direction === 'request' ? patternAcceptsAll(to, from) : patternAcceptsAll(from, to);
+}
+
 /** Compares the constraints of two alternatives of the same type (enum, bounds, restrictions, default, extensions). */
 function constraintChanges(
   before: Schema,
@@ -194,7 +206,7 @@ function constraintChanges(
   for (const keyword of RESTRICTIONS) {
     const [from, to] = [before[keyword] === false ? undefined : before[keyword], after[keyword]];
     const restricts = to === false ? undefined : to;
-    const changed = !same(from, restricts);
+    const changed = !same(from, restricts) && !patternChangeAllowed(keyword, from, restricts, direction);
     if (
       changed &&
       ((direction === 'request' && restricts !== undefined) || (direction === 'response' && from !== undefined))

@@ -210,6 +210,20 @@ describe('apikeys permissions and metadata against the real server', () => {
       expect(permissionsCell(everything.id)).toBe('*');
     });
 
+    it('takes a wildcard: lists the keys holding it or a wider one, as the API does for documents.%2A', async () => {
+      const tag = `wild${Date.now()}`;
+      const wildcard = await issue(`${tag} wildcard`, '--permission', `${tag}.*`);
+      const everything = await issue(`${tag} everything`, '--permission', '*');
+      const exact = await issue(`${tag} exact`, '--permission', `${tag}.read`);
+
+      const listed = await cliJson<ApiKeyList>('keys', 'list', '--permission', `${tag}.*`, '--limit', '1000', '--json');
+
+      const ids = listed.data.map((key) => key.id);
+      expect(ids).toEqual(expect.arrayContaining([wildcard.id, everything.id]));
+      expect(ids).not.toContain(exact.id);
+      expect(listed).toEqual(await api(`?permission=${tag}.%2A&limit=1000`));
+    });
+
     it('cuts a long list in the table, which keys get shows whole', async () => {
       const names = ['documents.read', 'documents.write', 'invoices.read', 'invoices.write'];
       const key = await issue('long list', ...names.flatMap((name) => ['--permission', name]));

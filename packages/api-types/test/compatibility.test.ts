@@ -20,6 +20,7 @@ const GET_KEY = 'GET /v1/organizations/api_keys/{api_key_id}';
 const UPDATE_KEY = 'POST /v1/organizations/api_keys/{api_key_id}';
 const UPDATE_BODY = `${UPDATE_KEY} request body (application/json)`;
 const VERIFY = 'POST /v1/keys/verify';
+const DATE_TIME_INPUT: string = schemas(published).DateTimeInput.pattern;
 
 describe('breakingChanges: what the versioning policy forbids is caught', () => {
   it.each([
@@ -196,6 +197,35 @@ describe('breakingChanges: what the versioning policy forbids is caught', () => 
         change: expect.stringMatching(/^x-opt-in-values changed from/),
       },
     ],
+    [
+      'a narrowed pattern of a request field (at most 3 fractional digits, where 6 were accepted)',
+      (document: Document) => {
+        schemas(document).DateTimeInput.pattern = DATE_TIME_INPUT.replace('{1,6}', '{1,3}');
+      },
+      {
+        where: `${UPDATE_BODY}.expires_at`,
+        change: `pattern changed from ${JSON.stringify(DATE_TIME_INPUT)} to ${JSON.stringify(
+          DATE_TIME_INPUT.replace('{1,6}', '{1,3}'),
+        )}`,
+      },
+    ],
+    [
+      'a request pattern that may be wider but cannot be proven so (a lookahead)',
+      (document: Document) => {
+        schemas(document).UpdateApiKeyRequest.properties.name.pattern = '^(?![^]*\\u0000)[^]*$';
+      },
+      { where: `${UPDATE_BODY}.name`, change: expect.stringMatching(/^pattern changed from/) },
+    ],
+    [
+      'a response pattern that may now produce more',
+      (document: Document) => {
+        schemas(document).ApiKey.properties.id.pattern = '^apikey_[A-Za-z0-9]{24,32}$';
+      },
+      {
+        where: `${GET_KEY} response 200 body (application/json).id`,
+        change: 'pattern changed from "^apikey_[A-Za-z0-9]{24}$" to "^apikey_[A-Za-z0-9]{24,32}$"',
+      },
+    ],
   ])('catches %s', (_, edit, expected) => {
     expect(changesAfter(edit)).toContainEqual(expected);
   });
@@ -284,7 +314,38 @@ describe('breakingChanges: what the versioning policy allows passes', () => {
         schemas(document).VerificationCode['x-opt-in-values'].REVOKED = 'VerifyApiKeyRequest.revocations';
       },
     ],
+    [
+      'a request pattern proven to accept more (9 fractional digits, lower-case t and z)',
+      (document: Document) => {
+        schemas(document).DateTimeInput.pattern =
+          '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?(?:[Zz]|[+-]\\d{2}:\\d{2})$';
+      },
+    ],
+    [
+      'a request pattern rewritten to accept the same strings',
+      (document: Document) => {
+        schemas(document).UpdateApiKeyRequest.properties.name.pattern = '^(?:[^\\u0000])*$|^$';
+      },
+    ],
+    [
+      'a response pattern proven to produce less',
+      (document: Document) => {
+        schemas(document).ApiKey.properties.id.pattern = '^apikey_[0-9A-Z]{24}$';
+      },
+    ],
   ])('allows %s', (_, edit) => {
     expect(changesAfter(edit)).toEqual([]);
+  });
+
+  it('allows a request field that took six fractional digits in UTC to take every DateTimeInput', () => {
+    // As `KeyUse.used_at` did: published as an output `Timestamp`, now a `DateTimeInput`.
+    const timestampOnly = structuredClone(published);
+    schemas(timestampOnly).DateTimeInput.pattern = schemas(published).Timestamp.pattern;
+
+    expect(breakingChanges(timestampOnly, published)).toEqual([]);
+    expect(breakingChanges(published, timestampOnly)).toContainEqual({
+      where: `${UPDATE_BODY}.expires_at`,
+      change: expect.stringMatching(/^pattern changed from/),
+    });
   });
 });

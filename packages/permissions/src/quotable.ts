@@ -10,6 +10,8 @@ const SHAPES = {
   id: /^[a-z][a-z0-9]*_[A-Za-z0-9]{1,64}$/,
   /** A parameter or field name, or a path segment of the API: lowercase letters, digits and `_`. */
   name: /^[a-z_][a-z0-9_]{0,63}$/,
+  /** A name with brackets, as some clients write an array or a map: `type[]`, `status[0]`, `filter[name]`. */
+  bracketedName: /^[a-z_][a-z0-9_]{0,63}(?:\[[a-z0-9_]{0,64}\]){1,4}$/,
   /** An API version: a date. */
   date: /^\d{4}-\d{2}-\d{2}$/,
   /** A word of a permission requirement or list, as its grammar reads words: letters, digits and `_-.*`. */

@@ -1,4 +1,4 @@
-import { quoteOr } from '@apikeys/permissions';
+import { quotable, quoteOr } from '@apikeys/permissions';
 import type { OpenApiDocument } from '@apikeys/spec';
 import { Router as createRouter, type NextFunction, type Request, type Response } from 'express';
 import { expressPath, type SpecOperation, specOperations } from '../spec/spec-operations.js';
@@ -21,6 +21,8 @@ interface QueryRules {
   integers: Map<string, { maximum?: number | undefined }>;
   /** The array parameters, which are given once per item (`type=a&type=b`). */
   repeatable: Set<string>;
+  /** Every name the document declares, whatever its operation. */
+  declared: Set<string>;
 }
 
 /** A path item of the document, or one of its operations: what declares parameters. */
@@ -50,8 +52,9 @@ function operationQueries(document: OpenApiDocument): OperationQuery[] {
 
 /** The rules of every query parameter of the document, whatever its operation. */
 function queryRules(operations: OperationQuery[]): QueryRules {
-  const rules: QueryRules = { integers: new Map(), repeatable: new Set() };
+  const rules: QueryRules = { integers: new Map(), repeatable: new Set(), declared: new Set() };
   for (const parameter of operations.flatMap(({ parameters }) => parameters)) {
+    rules.declared.add(parameter.name);
     if (parameter.schema?.type === 'integer') {
       rules.integers.set(parameter.name, { maximum: parameter.schema.maximum });
     }
@@ -64,6 +67,23 @@ function queryRules(operations: OperationQuery[]): QueryRules {
 
 function invalid(name: string, problem: string): HttpError {
   return HttpError.of('invalid_request_error', `${quoteOr(name, 'name', 'query')}: ${problem} (query parameter)`);
+}
+
+/**
+ * The validator reads a name with brackets as the parameter before them (`type[]=a` as `type=a`, `status[0]=a` as
+ * `status=[a]`, qs style), so a name the document does not declare could pass for one it does: such a name is
+ * refused here, before the validator sees it. Every other name reaches the validator as sent, which refuses those
+ * the request's operation does not declare.
+ */
+function readAsAnotherName(name: string, declared: ReadonlySet<string>): HttpError | undefined {
+  if (!name.includes('[') || declared.has(name)) {
+    return undefined;
+  }
+  const shown = quotable(name, 'bracketedName') ? name : 'query';
+  return HttpError.of(
+    'invalid_request_error',
+    `${shown}: unknown query parameter; names are exact (an array parameter is repeated: name=a&name=b)`,
+  );
 }
 
 /** Decodes one part of a query string; undefined when its percent-encoding is not UTF-8. */
@@ -97,6 +117,10 @@ function queryProblem(search: string, rules: QueryRules): HttpError | undefined 
     }
     if (value === undefined) {
       return invalid(name, 'malformed percent-encoding; values are UTF-8');
+    }
+    const unknown = readAsAnotherName(name, rules.declared);
+    if (unknown) {
+      return unknown;
     }
     if (seen.has(name) && !rules.repeatable.has(name)) {
       // Without this check the validator reports the array as a type error, which hides what went wrong.
@@ -154,16 +178,16 @@ function emptyMeansAbsent(operations: OperationQuery[]): (req: Request, res: Res
   return (req, res, next) => (req.method === 'OPTIONS' ? next() : router(req, res, next));
 }
 
+/** A query with a parameter whose value is empty (`status=`): only such a query needs its operation matched. */
+const HAS_EMPTY_VALUE = /=(?:&|$)/;
+
 /**
  * Takes query parameters exactly as the contract writes them, before the validator (which would coerce `1e3`,
  * `0x10` or ` 5` into numbers, and decode malformed UTF-8 leniently): each name and value must be valid UTF-8
  * percent-encoding, each parameter is given once (an array parameter once per item), and an integer is in plain
- * decimal digits within safe range. A parameter the request's operation declares `allowEmptyValue` is dropped when
- * empty, as if it were not sent.
+ * decimal digits within safe range, and a name is exact (no `type[]` for `type`). A parameter the request's operation
+ * declares `allowEmptyValue` is dropped when empty, as if it were not sent.
  */
-/** A query with a parameter whose value is empty (`status=`): only such a query needs its operation matched. */
-const HAS_EMPTY_VALUE = /=(?:&|$)/;
-
 export function strictQueryParameters(document: OpenApiDocument) {
   const operations = operationQueries(document);
   const rules = queryRules(operations);

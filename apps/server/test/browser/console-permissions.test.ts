@@ -295,6 +295,29 @@ describe("keys' permissions and metadata in the admin console in Chromium", () =
     await expect.poll(async () => (await listedIds()).includes(keys.billing)).toBe(true);
   });
 
+  it('filters the list by a wildcard: the keys holding it or `*`, not those holding a name under it', async () => {
+    await page.goto(consoleUrl);
+    await page.locator('tbody tr').first().waitFor();
+    const listRequests: URL[] = [];
+    const recordList = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname === API_KEYS_PATH) {
+        listRequests.push(url);
+      }
+    };
+    page.on('request', recordList);
+
+    await page.getByLabel('Grants permission').fill('documents.*');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/permission=documents\.\*/);
+
+    await expect.poll(listedIds).toEqual([keys.everything, keys.wildcard]);
+    page.off('request', recordList);
+    expect(listRequests.map((url) => url.search)).toEqual(['?permission=documents.*']);
+    expect(await page.locator('.field-error').count()).toBe(0);
+    await expectAccessible('the keys list filtered by a wildcard');
+  });
+
   it('sent every request to this server, refused only the save the test made the server refuse, and threw nothing', async () => {
     expect(activity.failedResponses).toEqual([`400 POST ${keyPath()}`]);
     expect(activity.aborted).toEqual([]);

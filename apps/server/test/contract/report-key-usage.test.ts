@@ -34,6 +34,17 @@ const minuteOf = (micros: number) => Math.floor(micros / MINUTE) * MINUTE;
 const AHEAD = 60 * MINUTE;
 const serverNow = () => nowMicros() + AHEAD;
 
+/** A moment in whole seconds, as a wall clock in UTC or shifted by an offset shows it (`2026-11-29T05:18:00`). */
+interface Clock {
+  utc: string;
+  shifted(offsetMinutes: number): string;
+}
+
+function clockAt(micros: number): Clock {
+  const show = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+  return { utc: show(micros / 1000), shifted: (offsetMinutes) => show(micros / 1000 + offsetMinutes * 60_000) };
+}
+
 // From 2026-10-21 on.
 describe('reportKeyUsage', () => {
   let server: TestServer;
@@ -123,6 +134,27 @@ describe('reportKeyUsage', () => {
       expect(await lastUsedAt(org.id, future.id)).toBeGreaterThanOrEqual(minuteOf(now));
       expect(await lastUsedAt(org.id, future.id)).toBeLessThanOrEqual(minuteOf(serverNow()));
       expect(await lastUsedAt(org.id, twice.id)).toBe(minuteOf(now - 2 * MINUTE));
+    });
+
+    it.each([
+      ['whole seconds in UTC, as Go and Java write them', (at: Clock) => `${at.utc}Z`],
+      ['one fractional digit', (at: Clock) => `${at.utc}.5Z`],
+      ['milliseconds, as JavaScript writes them', (at: Clock) => `${at.utc}.123Z`],
+      ['microseconds, as this API writes them', (at: Clock) => `${at.utc}.123456Z`],
+      ['the offset +00:00, as Python writes UTC', (at: Clock) => `${at.utc}+00:00`],
+      ['an offset east of UTC', (at: Clock) => `${at.shifted(60)}+01:00`],
+      ['an offset west of UTC, with minutes', (at: Clock) => `${at.shifted(-330)}-05:30`],
+    ])('takes a time with %s, and records its minute', async (_, written) => {
+      const key = await newKey();
+      // The first whole second since the key was created: a use a gateway could have seen, once it has passed.
+      const second = Math.ceil(key.createdAt / 1_000_000) * 1_000_000;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, (second - nowMicros()) / 1000) + 1));
+
+      const result = await report({ uses: [{ api_key_id: key.id, used_at: written(clockAt(second)) }] });
+      await server.flushKeyUsage();
+
+      expect(result.response.status, result.text).toBe(200);
+      expect(await lastUsedAt(org.id, key.id)).toBe(minuteOf(second));
     });
 
     it("never moves a key's last use back: a late report of an earlier minute changes nothing", async () => {
@@ -259,8 +291,18 @@ describe('reportKeyUsage', () => {
       ['more than 1,000 uses', (id: string) => ({ uses: Array.from({ length: 1001 }, () => use(id)) }), /^uses: /],
       ['an ID that is not an API key ID', () => ({ uses: [use('adminkey_1')] }), /^uses\[0\]\.api_key_id: /],
       [
-        'a time without microseconds',
-        (id: string) => ({ uses: [{ ...use(id), used_at: '2026-11-27T12:00:00Z' }] }),
+        'a time with more than six fractional digits',
+        (id: string) => ({ uses: [{ ...use(id), used_at: '2026-11-27T12:00:00.1234567Z' }] }),
+        /^uses\[0\]\.used_at: /,
+      ],
+      [
+        'a time without a time zone',
+        (id: string) => ({ uses: [{ ...use(id), used_at: '2026-11-27T12:00:00' }] }),
+        /^uses\[0\]\.used_at: /,
+      ],
+      [
+        'a date without a time',
+        (id: string) => ({ uses: [{ ...use(id), used_at: '2026-11-27' }] }),
         /^uses\[0\]\.used_at: /,
       ],
       ['an unknown field', (id: string) => ({ uses: [use(id)], extra: true }), /extra/],

@@ -86,7 +86,9 @@ export function queryViolations(
     if (seen.has(name) && !array) {
       found.push(invalid(`query ${name}: repeated`, [400], namePrefixes(name, 'query')));
     } else if (!parameter) {
-      found.push(invalid(`query ${name}: unknown parameter`, [400], namePrefixes(name, 'query')));
+      // Names are exact: `type[]` is not `type`, and a refusal names it as sent (when it may be quoted).
+      const shown = quotable(name, 'name') || quotable(name, 'bracketedName');
+      found.push(invalid(`query ${name}: unknown parameter`, [400], [...(shown ? [name] : []), 'query']));
     } else if (!parameter.allowReserved && RESERVED.test(equals === -1 ? '' : pair.slice(equals + 1))) {
       found.push(
         invalid(`query ${name}: a reserved character not percent-encoded`, [400], namePrefixes(name, 'query')),

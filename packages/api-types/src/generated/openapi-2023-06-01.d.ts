@@ -156,7 +156,8 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description RFC 3339 datetime, in UTC with microsecond fractional seconds.
+         * @description RFC 3339 datetime, in UTC with microsecond fractional seconds: how every response writes a time. A time in a
+         *     request is a `DateTimeInput`.
          */
         Timestamp: string;
         /** @description One page of API keys. */

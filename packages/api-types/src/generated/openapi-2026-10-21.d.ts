@@ -374,7 +374,8 @@ export interface components {
         PermissionQuery: string;
         /**
          * Format: date-time
-         * @description RFC 3339 datetime, in UTC with microsecond fractional seconds.
+         * @description RFC 3339 datetime, in UTC with microsecond fractional seconds: how every response writes a time. A time in a
+         *     request is a `DateTimeInput`.
          */
         Timestamp: string;
         /** @description The actor an API key acts as. */
@@ -539,7 +540,8 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description An RFC 3339 datetime with a time zone (`Z` or an offset), such as `2027-01-31T00:00:00Z`. Fractions of a
+         * @description A time a client sends: an RFC 3339 datetime with a time zone (`Z` or an offset) and 0 to 6 fractional digits,
+         *     such as `2027-01-31T00:00:00Z`, `2027-01-31T00:00:00.5Z` or `2027-01-31T01:00:00.123456+01:00`. Fractions of a
          *     second beyond microseconds are refused.
          */
         DateTimeInput: string;
@@ -798,7 +800,8 @@ export interface components {
         KeyUse: {
             /** @description The key's ID, as `verifyApiKey` answered it. */
             api_key_id: string;
-            used_at: components["schemas"]["Timestamp"];
+            /** @description When the gateway found the key valid, written as `DateTimeInput` describes. */
+            used_at: components["schemas"]["DateTimeInput"];
         };
         /** @description What the server received. */
         KeyUsageReceipt: {
