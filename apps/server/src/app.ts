@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { KeyChangeFeed } from './change-feed/key-change-feed.js';
 import { type Clock, systemClock } from './clock.js';
 import { Readiness } from './health/readiness.js';
-import { type WarmUpReport, warmUpOperations } from './health/warm-up.js';
+import { endWarmUpRequests, type WarmUpReport, warmUpOperations } from './health/warm-up.js';
 import { apiVersionOf, requireApiVersion } from './http/api-version.js';
 import { authenticate } from './http/authenticate.js';
 import { adminConsole } from './http/console/admin-console.js';
@@ -14,7 +14,8 @@ import { handleErrors, lastResort } from './http/errors/handle-errors.js';
 import { answerNoRoute } from './http/errors/no-route.js';
 import { refuseLaterOperations } from './http/introduced-later.js';
 import { jsonBody, requireDocumentedBody } from './http/json-body.js';
-import { limitRequests } from './http/limit-requests.js';
+import { limitRequests, limitRequestWeights } from './http/limit-requests.js';
+import { oneAtATime } from './http/one-at-a-time.js';
 import { versionHandlers } from './http/operations/index.js';
 import { servicesOn } from './http/operations/services.js';
 import { exceptProbes, probePaths } from './http/probes.js';
@@ -108,7 +109,10 @@ export function createApp({
     rejectTrailingSlash,
     refuseLaterOperations(version, documents[version], latest),
     jsonBody(),
+    oneAtATime(documents[version]),
     ...validateWithSpec(documents[version]),
+    ...(limiter?.limitsRequests ? [limitRequestWeights(limiter)] : []),
+    endWarmUpRequests,
     requireDocumentedBody,
     routesFromSpec(documents[version], handlers[version], latest),
     answerNoRoute,

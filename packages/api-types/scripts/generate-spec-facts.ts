@@ -146,7 +146,12 @@ function changeFeedFacts(document: OpenApiDocument) {
 /** The bounds of a gateway's report of key uses (`KeyUsageReport.uses`), in the latest version. */
 function usageReportFacts(document: OpenApiDocument) {
   const uses = required(schemaAt(document, 'KeyUsageReport').properties?.uses, 'KeyUsageReport.uses');
-  return { maxUses: required(uses.maxItems, 'KeyUsageReport.uses.maxItems', isInteger) };
+  const operation = document.paths['/v1/keys/usage']?.post as Record<string, unknown> | undefined;
+  const report = required(operation, 'POST /v1/keys/usage');
+  return {
+    maxUses: required(uses.maxItems, 'KeyUsageReport.uses.maxItems', isInteger),
+    usesPerRequest: required(report['x-uses-per-request'], 'reportKeyUsage.x-uses-per-request', isInteger),
+  };
 }
 
 /** The grammar and bounds of permissions, permission queries and key metadata, in the latest version. */
@@ -321,7 +326,10 @@ export const MAX_REQUEST_BODY_BYTES = ${shared.maxBodyBytes};
  */
 export const CHANGE_FEED = ${json(changeFeedFacts(latest[1]))} as const;
 
-/** A gateway's report of key uses (\`reportKeyUsage\`): at most \`maxUses\` uses (\`KeyUsageReport.uses.maxItems\`). */
+/**
+ * A gateway's report of key uses (\`reportKeyUsage\`): at most \`maxUses\` uses (\`KeyUsageReport.uses.maxItems\`),
+ * counted against the caller's rate limit as one request per \`usesPerRequest\` uses (\`x-uses-per-request\`).
+ */
 export const KEY_USAGE_REPORT = ${json(usageReportFacts(latest[1]))} as const;
 
 /**

@@ -4,6 +4,7 @@ import type { ApiVersion } from '@apikeys/api-types';
 import type { OpenApiDocument } from '@apikeys/spec';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Caller } from '../http/authenticate.js';
+import { HttpError } from '../http/errors/http-error.js';
 import { assignRequestId } from '../http/request-id.js';
 import { openApiMetadataOf } from '../spec/openapi-metadata.js';
 import { specOperations } from '../spec/spec-operations.js';
@@ -15,11 +16,13 @@ export interface WarmUpResult {
   /** The operationId express-openapi-validator found for the request; undefined if it never reached the validator. */
   validatedAs: string | undefined;
   status: number;
+  /** The error message of an error answer. */
+  error?: string;
 }
 export type WarmUpReport = WarmUpResult[];
 
 /** The caller of the warm-up: an organization that does not exist, so that its requests read and change nothing. */
-const WARM_UP_CALLER: Caller = {
+export const WARM_UP_CALLER: Caller = {
   organizationId: 'org_warmup',
   defaultWorkspaceId: async () => 'wrkspc_warmup',
   kind: 'admin_key',
@@ -28,6 +31,19 @@ const WARM_UP_CALLER: Caller = {
 /** What fills every path parameter: no key has this ID. */
 const PATH_PLACEHOLDER = 'warmup';
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
+
+/**
+ * Ends a warm-up request that sends a body, once the validator has passed it and before its operation's handler,
+ * which might change something: with a 400 whose validation builds the operation's response validators (which
+ * express-openapi-validator builds on an operation's first validated answer, not before). Every other request goes on.
+ */
+export function endWarmUpRequests(req: Request, res: Response, next: NextFunction): void {
+  if (res.locals.caller !== WARM_UP_CALLER || !BODY_METHODS.has(req.method.toLowerCase())) {
+    next();
+    return;
+  }
+  next(HttpError.of('invalid_request_error', 'a warm-up request; it reaches no operation'));
+}
 
 async function listenOnLoopback(server: Server): Promise<number> {
   await new Promise<void>((resolve, reject) => {
@@ -78,17 +94,20 @@ export async function warmUpOperations(
   const port = await listenOnLoopback(server);
   try {
     const report: WarmUpReport = [];
-    for (const { method, path, operationId } of specOperations(document)) {
+    for (const { method, path, operationId, requestExample } of specOperations(document)) {
       if (signal?.aborted) {
         break;
       }
       const hasBody = BODY_METHODS.has(method);
+      // The spec's own example of the body: valid, so it passes the validator (then `endWarmUpRequests` ends it).
+      const body = JSON.stringify(requestExample ?? {});
       const response = await fetch(`http://127.0.0.1:${port}${path.replace(/\{[^}]+\}/g, PATH_PLACEHOLDER)}`, {
         method: method.toUpperCase(),
         headers: { 'vendor-version': version, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
-        ...(hasBody ? { body: '{}' } : {}),
+        ...(hasBody ? { body } : {}),
       });
       const requestId = response.headers.get('request-id') ?? '';
+      let error: string | undefined;
       // A stream would never end: its headers have compiled what there is to compile.
       if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
         const streamClosed = new Promise<void>((resolve) =>
@@ -98,9 +117,11 @@ export async function warmUpOperations(
         await streamClosed;
         closing.delete(requestId);
       } else {
-        await response.arrayBuffer();
+        const answer = (await response.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+        error = response.status >= 400 ? answer?.error?.message : undefined;
       }
-      report.push({ version, operationId, validatedAs: validatedAs.get(requestId), status: response.status });
+      const validated = validatedAs.get(requestId);
+      report.push({ version, operationId, validatedAs: validated, status: response.status, ...(error && { error }) });
     }
     return report;
   } finally {

@@ -113,14 +113,17 @@ export class RequestLimiter {
     return this.#requests !== undefined;
   }
 
-  /** Counts a request of an admin key; undefined when requests are not limited or the limiter failed (fail open). */
-  async consumeRequest(adminKeyId: string): Promise<Verdict | undefined> {
+  /**
+   * Counts `requests` requests (1 unless a request weighs more) of an admin or verifier key; undefined when requests
+   * are not limited or the limiter failed (fail open).
+   */
+  async consumeRequest(keyId: string, requests = 1): Promise<Verdict | undefined> {
     if (!this.#requests) {
       return undefined;
     }
     const limit = this.settings.perMinute;
     try {
-      const results = Object.values(await this.#requests.consume(adminKeyId));
+      const results = Object.values(await this.#requests.consume(keyId, requests));
       this.#counted();
       const remaining = Math.min(...results.map((result) => result.remainingPoints));
       const resetSeconds = Math.max(...results.map((result) => Math.ceil(result.msBeforeNext / 1000)));

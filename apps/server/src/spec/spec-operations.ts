@@ -16,12 +16,22 @@ export interface SpecOperation {
   acceptsVerifierKeys: boolean;
   /** Counted against the caller's rate limit: every operation but those declared `x-rate-limited: false`. */
   rateLimited: boolean;
+  /** The value of the first example of its JSON request body; undefined for an operation without one. */
+  requestExample: unknown;
 }
 
 interface OperationObject {
   operationId?: string;
   security?: Record<string, unknown>[];
   'x-rate-limited'?: boolean;
+  requestBody?: { content?: Record<string, { examples?: Record<string, { value?: unknown }>; example?: unknown }> };
+}
+
+/** The first example of an operation's JSON request body (`examples` or `example`), or undefined. */
+function requestExampleOf(operation: OperationObject): unknown {
+  const json = operation.requestBody?.content?.['application/json'];
+  const [first] = Object.values(json?.examples ?? {});
+  return first?.value ?? json?.example;
 }
 
 /** A spec path (`/v1/organizations/api_keys/{api_key_id}`) as Express writes it (`.../:api_key_id`). */
@@ -44,6 +54,7 @@ export function specOperations(document: OpenApiDocument): SpecOperation[] {
           public: operation.security?.length === 0,
           acceptsVerifierKeys: schemes.some((scheme) => VERIFIER_KEY_SCHEMES.has(scheme)),
           rateLimited: operation['x-rate-limited'] !== false,
+          requestExample: requestExampleOf(operation),
         });
       }
     }

@@ -23,26 +23,17 @@ export interface UsageReceipt {
  * counts is noted like the server's own verifications.
  */
 export class UsageReports {
-  /** The report being read, which the next waits for: one at a time, so that a burst of them queues, not piles up. */
-  #previous: Promise<unknown> = Promise.resolve();
-
   constructor(
     private readonly store: Pick<Store, 'findKeysInUse'>,
     private readonly usage: { record(keyId: string, organizationId: string, usedAt: EpochMicros): void } | undefined,
   ) {}
 
   /**
-   * Notes the uses of `organizationId`'s keys that count, as of `now`; says how many were ignored. Reports are read
-   * one at a time, each in a few statements with turns of the event loop between them, so that a burst of reports
-   * of a thousand uses each delays no other request by more than a statement.
+   * Notes the uses of `organizationId`'s keys that count, as of `now`; says how many were ignored. The keys are
+   * read in a few statements with turns of the event loop between them (the HTTP layer serves reports one at a time:
+   * `ONE_AT_A_TIME`).
    */
-  report(organizationId: string, uses: readonly ReportedUse[], now: EpochMicros): Promise<UsageReceipt> {
-    const receipt = this.#previous.then(() => this.#read(organizationId, uses, now));
-    this.#previous = receipt.catch(() => {});
-    return receipt;
-  }
-
-  async #read(organizationId: string, uses: readonly ReportedUse[], now: EpochMicros): Promise<UsageReceipt> {
+  async report(organizationId: string, uses: readonly ReportedUse[], now: EpochMicros): Promise<UsageReceipt> {
     const keys = new Map(
       (
         await this.store.findKeysInUse(

@@ -257,25 +257,37 @@ describe('reportKeyUsage', () => {
       expect(await lastUsedAt(org.id, key.id)).toBe(minuteOf(now));
     });
 
-    it("counts each report against the caller's request budget, and refuses one past it", async () => {
-      const limited = await startTestServer({ rateLimits: { perMinute: 2, burst: 2, authFailuresPerMinute: 0 } });
+    it("counts a report against the caller's budget as one request per hundred uses, and refuses one past it", async () => {
+      const limited = await startTestServer({ rateLimits: { perMinute: 24, burst: 24, authFailuresPerMinute: 0 } });
       try {
         const organization = await limited.createOrganization();
         const { secret } = await limited.store.createVerifierKey({ organizationId: organization.id, name: 'gw' });
-        const body = JSON.stringify({
-          uses: [{ api_key_id: `apikey_${'A'.repeat(24)}`, used_at: '2026-11-27T12:00:00.000000Z' }],
-        });
-        const send = () => limited.request(USAGE_PATH, { method: 'POST', headers: jsonHeaders(secret), body });
+        const reportOf = (uses: number) =>
+          JSON.stringify({
+            uses: Array.from({ length: uses }, () => ({
+              api_key_id: `apikey_${'A'.repeat(24)}`,
+              used_at: '2026-11-27T12:00:00.000000Z',
+            })),
+          });
+        const send = (uses: number) =>
+          limited.request(USAGE_PATH, { method: 'POST', headers: jsonHeaders(secret), body: reportOf(uses) });
 
-        const answers = [await send(), await send(), await send()];
+        // 24 requests of budget: 10 + 1 + 10 (1,000, 30 and 901 uses), then 2 (101 uses) leaves 1: 1,000 is refused.
+        const answers = [await send(1_000), await send(30), await send(901), await send(101), await send(1_000)];
 
-        expect(answers.map((answer) => answer.response.status)).toEqual([200, 200, 429]);
-        expect(answers[1]?.response.headers.get('ratelimit-remaining')).toBe('0');
-        expectError(answers[2] as NonNullable<(typeof answers)[2]>, {
+        expect(answers.map((answer) => answer.response.status)).toEqual([200, 200, 200, 200, 429]);
+        expect(answers.map((answer) => answer.response.headers.get('ratelimit-remaining'))).toEqual([
+          '14',
+          '13',
+          '3',
+          '1',
+          '0',
+        ]);
+        expectError(answers[4] as NonNullable<(typeof answers)[4]>, {
           ...OPERATION,
           status: 429,
           type: 'rate_limit_error',
-          message: /^too many requests for this/,
+          message: /^too many requests for this verifier key; retry after/,
         });
       } finally {
         await limited.close();

@@ -219,8 +219,9 @@ export interface paths {
          *     `last_used_at` back. A use up to a minute after the server's clock counts as now. Only uses a gateway could
          *     have seen count: the others (a key that is unknown, another organization's, inactive, archived or expired;
          *     a time before the key was created, or more than a minute after the server's clock) are ignored, and
-         *     `ignored` says how many. The caller is an admin key or a verifier key. Each report counts one request against
-         *     the caller's rate limit.
+         *     `ignored` says how many. The caller is an admin key or a verifier key. A report counts against the caller's
+         *     rate limit as one request for every `x-uses-per-request` uses it holds (100; a report of 1,000 uses counts as
+         *     ten requests, one of 30 as one): a gateway's reports of a minute cost about one request per hundred keys.
          */
         post: operations["reportKeyUsage"];
         delete?: never;

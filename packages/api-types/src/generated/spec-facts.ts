@@ -63,8 +63,11 @@ export const MAX_REQUEST_BODY_BYTES = 1048576;
  */
 export const CHANGE_FEED = {"heartbeatIntervalMs":2000,"maxUnreadBytes":65536} as const;
 
-/** A gateway's report of key uses (`reportKeyUsage`): at most `maxUses` uses (`KeyUsageReport.uses.maxItems`). */
-export const KEY_USAGE_REPORT = {"maxUses":1000} as const;
+/**
+ * A gateway's report of key uses (`reportKeyUsage`): at most `maxUses` uses (`KeyUsageReport.uses.maxItems`),
+ * counted against the caller's rate limit as one request per `usesPerRequest` uses (`x-uses-per-request`).
+ */
+export const KEY_USAGE_REPORT = {"maxUses":1000,"usesPerRequest":100} as const;
 
 /**
  * A key's permissions (`Permissions`, `PermissionName`): at most `maxItems` distinct names, each at most
