@@ -1,4 +1,4 @@
-import type { OperationId } from '@apikeys/api-types';
+import { LATEST_API_VERSION, type OperationId } from '@apikeys/api-types';
 import {
   authHeaders,
   DEFAULT_ORGANIZATION,
@@ -308,6 +308,23 @@ describe('bad input', () => {
       expect((await server.store.getApiKey(ORG, fixture.target))?.name).toBe('nul\u0000name');
       await server.store.updateApiKey(ORG, fixture.target, { name: 'target' });
     }
+  });
+
+  it('refuses an unpaired surrogate at the bottom of a body nested as deep as 1 MiB allows, at once', async () => {
+    // 500,000 levels of arrays in 1 MB: the path of the ill-formed string is walked back once, in linear time
+    // (built with unshift, it took about 30 s at this depth, holding the event loop all that while).
+    const depth = 500_000;
+    const body = `{"metadata":{"a":${'['.repeat(depth)}"\\ud800"${']'.repeat(depth)}}}`;
+    const started = performance.now();
+
+    const result = await server.request(`${LIST}/${fixture.target}`, {
+      method: 'POST',
+      headers: authHeaders(server.adminKey, { ...JSON_TYPE, 'vendor-version': LATEST_API_VERSION }),
+      body,
+    });
+
+    expect(result.response.status).toBe(400);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses a 2 MiB body sent without a content-length (chunked) with 413', async () => {
