@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { LATEST_API_VERSION } from '@apikeys/api-types';
 import { DEFAULT_ORGANIZATION, startTestServer } from '@apikeys/server/testing';
 
 const { values } = parseArgs({ options: { subscriptions: { type: 'string', default: '1000' } } });
@@ -25,10 +26,10 @@ if (gc === undefined) {
  */
 const SUBSCRIBER_SCRIPT = `
 const http = require('node:http');
-const [url, key] = process.argv.slice(1);
+const [url, key, version] = process.argv.slice(1);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 const open = () => new Promise((resolve, reject) => {
-  const request = http.get(url, { agent, headers: { 'x-api-key': key, 'vendor-version': '2026-10-21' } }, (response) => {
+  const request = http.get(url, { agent, headers: { 'x-api-key': key, 'vendor-version': version } }, (response) => {
     if (response.statusCode !== 200) {
       reject(new Error('subscription refused: ' + response.statusCode));
       return;
@@ -66,7 +67,8 @@ const server = await startTestServer({
   changeFeed: { maxSubscriptions: bound, maxPerCredential: bound, maxPerOrganization: bound },
 });
 const { secret } = await server.store.createVerifierKey({ organizationId: DEFAULT_ORGANIZATION.id, name: 'measure' });
-const child = spawn(process.execPath, ['-e', SUBSCRIBER_SCRIPT, `${server.baseUrl}/v1/keys/changes`, secret], {
+const changes = `${server.baseUrl}/v1/keys/changes`;
+const child = spawn(process.execPath, ['-e', SUBSCRIBER_SCRIPT, changes, secret, LATEST_API_VERSION], {
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 const opened = (count: number) =>
