@@ -1,5 +1,5 @@
+import type { ApiKeyStatus } from '../api-keys/types.js';
 import type { EpochMicros } from '../shared-types.js';
-import type { ApiKeyStatus } from '../types.js';
 
 /** A key's use to record: its ID, the organization it was used as a key of, and the moment (cut to the minute). */
 export interface KeyUse {
