@@ -1389,6 +1389,34 @@ export function describeStoreConformance(
         });
       });
 
+      it('without attributes, lists the same keys in the same pages, each without its permissions and metadata', async () => {
+        const organizationId = await newOrganization();
+        await newKey(organizationId, { name: 'plain' });
+        await newKey(organizationId, { name: 'holder', permissions: ['documents.read'], metadata: { plan: 'pro' } });
+        await newKey(organizationId, { name: 'archived', status: 'archived', permissions: ['*'] });
+        const minute = 60_000_000;
+        const [first] = (await listPage(store, { organizationId, limit: 1 })).keys;
+        await store.recordKeyUsage([{ id: first?.id ?? '', organizationId, lastUsedAt: 100 * minute }]);
+
+        for (const query of [
+          { organizationId, limit: 2 },
+          { organizationId, limit: 2, cursor: { direction: 'after' as const, id: first?.id ?? '' } },
+          { organizationId, limit: 5, filters: { status: 'active' as const } },
+        ]) {
+          const full = await listPage(store, query);
+          const bare = await listPage(store, { ...query, attributes: false });
+
+          expect(bare.hasMore).toBe(full.hasMore);
+          expect(bare.keys).toEqual(full.keys.map(({ permissions: _p, metadata: _m, ...key }) => key));
+        }
+        const holder = (await listPage(store, { organizationId, limit: 5 })).keys.find((key) => key.name === 'holder');
+        expect(holder).toMatchObject({ permissions: ['documents.read'], metadata: { plan: 'pro' } });
+        expect(first?.lastUsedAt).toBeNull();
+        expect((await listPage(store, { organizationId, limit: 1, attributes: false })).keys[0]?.lastUsedAt).toBe(
+          100 * minute,
+        );
+      });
+
       it('a cursor naming no key of the organization finds no cursor in both directions', async () => {
         const organizationId = await newOrganization();
         await newKey(organizationId);

@@ -64,11 +64,11 @@ describe.runIf(available)('PostgreSQL', () => {
       await database?.drop();
     });
 
-    async function plansOf(filters: ApiKeyFilters, cursorShape: (typeof CURSOR_SHAPES)[number]) {
+    async function plansOf(filters: ApiKeyFilters, cursorShape: (typeof CURSOR_SHAPES)[number], attributes = true) {
       const cursor: PageCursor | undefined =
         cursorShape === 'no cursor' ? undefined : { direction: cursorShape, id: cursorId };
       queries.length = 0;
-      const page = await listPage(store, { organizationId, limit: 20, cursor, filters });
+      const page = await listPage(store, { organizationId, limit: 20, cursor, filters, attributes });
       expect(page.keys.length).toBeGreaterThan(0);
       const plans: PlanNode[][] = [];
       for (const { sql, parameters } of queries) {
@@ -104,6 +104,22 @@ describe.runIf(available)('PostgreSQL', () => {
         async (shape) => {
           // In the page query, a condition left to a Filter would be checked on the table row of every entry read.
           expect(await pageFiltersOf(filters, shape)).toEqual([]);
+        },
+      );
+
+      it.each(CURSOR_SHAPES)(
+        'and %s reads each key of the page once, its permissions and metadata with its row',
+        async (shape) => {
+          const withAttributes = (await plansOf(filters, shape, true)).at(-1) ?? [];
+          const without = (await plansOf(filters, shape, false)).at(-1) ?? [];
+          const keyReads = (nodes: PlanNode[]) =>
+            nodes.filter((node) => node['Relation Name'] === 'api_keys').map((node) => node['Node Type']);
+
+          // One read of the organization's keys: the page's scan of a list index, which reads each key's row (the
+          // list indexes leave the name out, migration 0003), its permissions and metadata with it: no second lookup
+          // of the key by primary key for them.
+          expect(keyReads(withAttributes)).toEqual(['Index Scan']);
+          expect(keyReads(without)).toEqual(['Index Scan']);
         },
       );
     });

@@ -229,8 +229,9 @@ const INDEX_EQUALITIES: Record<string, string> = {
   api_keys_org_creator_created_covering_idx: 'organization_id=? AND created_by_type=? AND created_by_id=?',
   api_keys_org_expiring_created_covering_idx: 'organization_id=?',
 };
-// A list query reads its page from the index alone, never a table row.
-const PLAN_STEP = /^SEARCH api_keys USING COVERING INDEX (\w+) \((.*)\)$/;
+// A list page's search of a list index: for a version that shows no permissions and no metadata, of the index alone
+// (covering); with them, each of the page's keys is then read from its row (by its rowid, which the index holds).
+const PLAN_STEP = /^SEARCH api_keys USING (COVERING )?INDEX (\w+) \((.*)\)$/;
 
 describe.each([
   ['without statistics', false],
@@ -274,53 +275,55 @@ describe.each([
   });
 
   /** Runs one list call and returns the query plan steps of every query it made. */
-  async function plansOf(filters: ApiKeyFilters, cursorShape: (typeof CURSOR_SHAPES)[number]) {
+  async function plansOf(filters: ApiKeyFilters, cursorShape: (typeof CURSOR_SHAPES)[number], attributes: boolean) {
     const cursor: PageCursor | undefined =
       cursorShape === 'no cursor' ? undefined : { direction: cursorShape, id: cursorId };
     queries.length = 0;
-    const page = await listPage(store, { organizationId, limit: 20, cursor, filters });
+    const page = await listPage(store, { organizationId, limit: 20, cursor, filters, attributes });
     expect(page.keys.length).toBeGreaterThan(0);
     return queries.map(({ sql, parameters }) => ({ sql, steps: explainSqlite(explainer, sql, parameters) }));
   }
 
   // SQLite checks every filter in the covering index, so the status sets PostgreSQL checks on rows are no different.
   describe.each([...FILTER_SHAPES, ...ROW_CHECKED_STATUS_SHAPES])('listing with %s', (_, filters, expectedIndex) => {
-    it.each(CURSOR_SHAPES)('and %s is one index range search of the organization, without sorting', async (shape) => {
-      const plans = await plansOf(filters, shape);
+    describe.each([
+      ['with permissions and metadata', true],
+      ['without them', false],
+    ])('%s', (_, attributes) => {
+      it.each(CURSOR_SHAPES)('and %s is one index range search of the organization, without sorting', async (shape) => {
+        const plans = await plansOf(filters, shape, attributes);
 
-      expect(plans).toHaveLength(shape === 'no cursor' ? 1 : 2);
-      for (const { steps } of plans) {
-        expect(steps.join('\n')).not.toMatch(/TEMP B-TREE|^SCAN/m);
-      }
-      // After the page's one search, each of its keys has its permissions and metadata read from its row by primary
-      // key, and its use by the primary key of api_key_usage.
-      expect(plans.at(-1)?.steps.slice(1)).toEqual([
-        expect.stringMatching(/^CORRELATED SCALAR SUBQUERY \d+$/),
-        expect.stringMatching(/^SEARCH p USING INDEX sqlite_autoindex_api_keys_1 \(id=\?\)$/),
-        expect.stringMatching(/^CORRELATED SCALAR SUBQUERY \d+$/),
-        expect.stringMatching(/^SEARCH p USING INDEX sqlite_autoindex_api_keys_1 \(id=\?\)$/),
-        expect.stringMatching(/^CORRELATED SCALAR SUBQUERY \d+$/),
-        expect.stringMatching(/^SEARCH u USING PRIMARY KEY \(api_key_id=\?\)$/),
-      ]);
-      // The order is asked for in full, not left to whichever index the planner happens to read.
-      const order = shape === 'before' ? 'asc' : 'desc';
-      expect(plans.at(-1)?.sql).toMatch(new RegExp(`order by "created_at" ${order}, "id" ${order} limit \\?$`));
-      const listStep = plans.at(-1)?.steps[0] ?? '';
-      const [, index = '', constraint = ''] = listStep.match(PLAN_STEP) ?? [];
-      expect(listStep).toMatch(PLAN_STEP);
-      expect(index).toMatch(expectedIndex);
-      // Every equality column of the index is used, and the cursor bounds the range on (created_at, id).
-      const equalities = INDEX_EQUALITIES[index] ?? 'an unexpected index';
-      const range = { 'no cursor': '', after: ' AND (created_at,id)<(?,?)', before: ' AND (created_at,id)>(?,?)' }[
-        shape
-      ];
-      expect(constraint).toBe(`${equalities}${range}`);
-      if (shape !== 'no cursor') {
-        // The cursor's own row is found by primary key, not by scanning.
-        expect(plans[0]?.steps).toEqual([
-          expect.stringMatching(/^SEARCH api_keys USING (?:COVERING )?INDEX \w+ \(id=\?\)$/),
+        expect(plans).toHaveLength(shape === 'no cursor' ? 1 : 2);
+        for (const { steps } of plans) {
+          expect(steps.join('\n')).not.toMatch(/TEMP B-TREE|^SCAN/m);
+        }
+        // After the page's one search, each of its keys has its use read by the primary key of api_key_usage; no
+        // other table is read, and no key twice.
+        expect(plans.at(-1)?.steps.slice(1)).toEqual([
+          expect.stringMatching(/^CORRELATED SCALAR SUBQUERY \d+$/),
+          expect.stringMatching(/^SEARCH u USING PRIMARY KEY \(api_key_id=\?\)$/),
         ]);
-      }
+        // The order is asked for in full, not left to whichever index the planner happens to read.
+        const order = shape === 'before' ? 'asc' : 'desc';
+        expect(plans.at(-1)?.sql).toMatch(new RegExp(`order by "created_at" ${order}, "id" ${order} limit \\?$`));
+        const listStep = plans.at(-1)?.steps[0] ?? '';
+        const [, covering, index = '', constraint = ''] = listStep.match(PLAN_STEP) ?? [];
+        expect(listStep).toMatch(PLAN_STEP);
+        expect(covering === 'COVERING ').toBe(!attributes);
+        expect(index).toMatch(expectedIndex);
+        // Every equality column of the index is used, and the cursor bounds the range on (created_at, id).
+        const equalities = INDEX_EQUALITIES[index] ?? 'an unexpected index';
+        const range = { 'no cursor': '', after: ' AND (created_at,id)<(?,?)', before: ' AND (created_at,id)>(?,?)' }[
+          shape
+        ];
+        expect(constraint).toBe(`${equalities}${range}`);
+        if (shape !== 'no cursor') {
+          // The cursor's own row is found by primary key, not by scanning.
+          expect(plans[0]?.steps).toEqual([
+            expect.stringMatching(/^SEARCH api_keys USING (?:COVERING )?INDEX \w+ \(id=\?\)$/),
+          ]);
+        }
+      });
     });
   });
 
@@ -332,7 +335,7 @@ describe.each([
     ['a permission and a workspace', { permission: 'billing.read', workspaceId: 'wrkspc_seed1' }],
   ])('listing with %s', (_, filters) => {
     it.each(CURSOR_SHAPES)('and %s reads the permission index, then keys by ID only, never all keys', async (shape) => {
-      const plans = await plansOf(filters, shape);
+      const plans = await plansOf(filters, shape, true);
       const steps = plans.at(-1)?.steps ?? [];
 
       const keyReads = steps.filter((step) => /^(SEARCH|SCAN) api_keys\b/.test(step));

@@ -24,6 +24,8 @@ export interface ListApiKeysParams extends CursorParams {
   filters: ApiKeyFilters;
   /** The moment the status filter applies at: the moment of the request. */
   now: EpochMicros;
+  /** Whether the keys' permissions and metadata are read: not for a version that shows neither. */
+  attributes: boolean;
 }
 
 /**
@@ -108,6 +110,7 @@ export class ApiKeysService {
       cursor,
       filters: params.filters,
       now: params.now,
+      attributes: params.attributes,
     });
     if (result.kind === 'cursor_not_found') {
       throw unknownCursor(cursor, 'API key');

@@ -76,7 +76,14 @@ describe('ApiKeysService', () => {
   describe('listApiKeys', () => {
     it('refuses both cursors at once with an invalid_request_error naming both parameters', async () => {
       const error = await appErrorOf(() =>
-        service.listApiKeys(ORG, { limit: 10, beforeId: key(0).id, afterId: key(2).id, filters: {}, now: nowMicros() }),
+        service.listApiKeys(ORG, {
+          limit: 10,
+          beforeId: key(0).id,
+          afterId: key(2).id,
+          filters: {},
+          now: nowMicros(),
+          attributes: true,
+        }),
       );
 
       expect(error.type).toBe('invalid_request_error');
@@ -89,7 +96,7 @@ describe('ApiKeysService', () => {
       ['beforeId', 'before_id'],
     ] as const)('refuses an unknown %s with a message that starts with %s', async (field, parameter) => {
       const error = await appErrorOf(() =>
-        service.listApiKeys(ORG, { limit: 10, [field]: MISSING, filters: {}, now: nowMicros() }),
+        service.listApiKeys(ORG, { limit: 10, [field]: MISSING, filters: {}, now: nowMicros(), attributes: true }),
       );
 
       expect(error.type).toBe('invalid_request_error');
@@ -98,7 +105,7 @@ describe('ApiKeysService', () => {
 
     it("refuses another organization's key as a cursor like an unknown one", async () => {
       const error = await appErrorOf(() =>
-        service.listApiKeys(ORG, { limit: 10, afterId: foreign.id, filters: {}, now: nowMicros() }),
+        service.listApiKeys(ORG, { limit: 10, afterId: foreign.id, filters: {}, now: nowMicros(), attributes: true }),
       );
 
       expect(error.type).toBe('invalid_request_error');
@@ -106,13 +113,19 @@ describe('ApiKeysService', () => {
     });
 
     it('returns a page newest first, saying whether more keys lie beyond it', async () => {
-      const page = await service.listApiKeys(ORG, { limit: 2, filters: {}, now: nowMicros() });
+      const page = await service.listApiKeys(ORG, { limit: 2, filters: {}, now: nowMicros(), attributes: true });
 
       expect(page).toEqual({ keys: [key(2), key(1)], hasMore: true });
     });
 
     it('pages on from a cursor, and says when no key is left', async () => {
-      const page = await service.listApiKeys(ORG, { limit: 2, afterId: key(1).id, filters: {}, now: nowMicros() });
+      const page = await service.listApiKeys(ORG, {
+        limit: 2,
+        afterId: key(1).id,
+        filters: {},
+        now: nowMicros(),
+        attributes: true,
+      });
 
       expect(page).toEqual({ keys: [key(0)], hasMore: false });
     });
@@ -122,6 +135,7 @@ describe('ApiKeysService', () => {
         limit: 5,
         filters: { workspaceId: 'wrkspc_none' },
         now: nowMicros(),
+        attributes: true,
       });
 
       expect(page).toEqual({ keys: [], hasMore: false });

@@ -30,18 +30,17 @@ const LAST_USED_AT = sql<number | string | null>`(select u.last_used_at from api
 /** What every read of a key selects: its columns, then when it was last used. */
 export const API_KEY_SELECTION = [...API_KEY_COLUMNS, LAST_USED_AT] as const;
 
-/** A key's column read from its row by primary key, for a page that reads the others from a covering list index. */
-const byPrimaryKey = (column: 'permissions' | 'metadata') =>
-  sql<string>`(select p.${sql.ref(column)} from api_keys as p where p.id = api_keys.id)`.as(column);
+/** A key's permissions and metadata left unread: NULL in their places, which `apiKeyFromValues` leaves out. */
+const unread = (column: 'permissions' | 'metadata') => sql<null>`null`.as(column);
 
 /**
- * What a list page selects: as `API_KEY_SELECTION`, but a key's permissions and metadata (which the covering list
- * indexes do not hold: migration 0010) are read from its row by primary key, for the keys of the page only.
+ * What a list page selects when it shows no permissions and no metadata (the first API version): the columns the
+ * covering list indexes hold, so that the page is read from its index alone, and when the key was last used.
  */
-export const API_KEY_PAGE_SELECTION = [
+export const API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES = [
   ...API_KEY_COLUMNS.filter((column) => column !== 'permissions' && column !== 'metadata'),
-  byPrimaryKey('permissions'),
-  byPrimaryKey('metadata'),
+  unread('permissions'),
+  unread('metadata'),
   LAST_USED_AT,
 ] as const;
 
@@ -69,11 +68,20 @@ export type ApiKeyValues = [
   principal_type: ApiKeysTable['principal_type'],
   principal_id: string | null,
   scope: ApiKeysTable['scope'],
-  permissions: string,
-  metadata: string,
+  /** Null when the query did not read it (nor metadata). */
+  permissions: string | null,
+  metadata: string | null,
   /** Absent when the query did not read it. */
   last_used_at?: number | string | null,
 ];
+
+/** Most keys hold no permissions and no metadata: their stored forms, read without a parse. */
+const NO_PERMISSIONS = '[]';
+const NO_METADATA = '{}';
+
+const parsePermissions = (stored: string): string[] =>
+  stored === NO_PERMISSIONS ? [] : (JSON.parse(stored) as string[]);
+const parseMetadata = (stored: string): KeyMetadata => (stored === NO_METADATA ? {} : (JSON.parse(stored) as KeyMetadata));
 
 /** Maps column values to a record. Timestamps may arrive as strings from drivers that return bigints so. */
 export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
@@ -89,8 +97,8 @@ export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
     status: values[7],
     expiresAt: expiresAt === null ? null : Number(expiresAt),
     principal: principalType === null || principalId === null ? null : { type: principalType, id: principalId },
-    permissions: JSON.parse(permissions) as string[],
-    metadata: JSON.parse(metadata) as KeyMetadata,
+    ...(permissions !== null && { permissions: parsePermissions(permissions) }),
+    ...(metadata !== null && { metadata: parseMetadata(metadata) }),
     ...(lastUsedAt !== undefined && { lastUsedAt: lastUsedAt === null ? null : Number(lastUsedAt) }),
   };
 }

@@ -7,7 +7,12 @@ import type { SlotFunction } from '../prepared-query.js';
 import { EFFECTIVE_API_KEY_STATUSES } from '../statuses.js';
 import { nowMicros } from '../time.js';
 import type { ApiKeyFilters, EffectiveApiKeyStatus, ListApiKeysQuery, ListApiKeysResult } from '../types.js';
-import { API_KEY_PAGE_SELECTION, API_KEY_SELECTION, type ApiKeyValues, apiKeyFromValues } from './api-key-rows.js';
+import {
+  API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES,
+  API_KEY_SELECTION,
+  type ApiKeyValues,
+  apiKeyFromValues,
+} from './api-key-rows.js';
 
 /** The values a list query takes. */
 type ListSlot =
@@ -191,7 +196,7 @@ function permissionPageByPositions(
 /** One page of the organization's keys, newest first: a keyset read of a list index in page order. */
 export async function listApiKeys(
   core: StoreCore,
-  { organizationId, limit, cursor, filters, now }: ListApiKeysQuery,
+  { organizationId, limit, cursor, filters, now, attributes = true }: ListApiKeysQuery,
 ): Promise<ListApiKeysResult> {
   const statuses = statusesOf(filters?.status);
   let anchor: { createdAt: unknown; id: unknown } | undefined;
@@ -219,7 +224,7 @@ export async function listApiKeys(
   const workspace = workspaceId === undefined ? 'none' : workspaceId === null ? 'default' : 'id';
   const shape =
     `API key page:${statuses?.join('+')}:${workspace}:` +
-    `${createdByUserId !== undefined}:${cursor?.direction}:${grantedBy?.length}`;
+    `${createdByUserId !== undefined}:${cursor?.direction}:${grantedBy?.length}:${attributes}`;
   const query = core.prepared.get<ListSlot>(shape, (slot) => {
     const order = backwards ? 'asc' : 'desc';
     const comparison = backwards ? '>' : '<';
@@ -243,7 +248,8 @@ export async function listApiKeys(
     if (grantedBy === undefined) {
       let select = core.db
         .selectFrom('api_keys')
-        .select(API_KEY_PAGE_SELECTION)
+        // Both select the same values in the same places (permissions and metadata NULL without attributes).
+        .select(attributes ? API_KEY_SELECTION : (API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES as never))
         .where('organization_id', '=', slot('organizationId'));
       for (const condition of conditions) {
         select = select.where(condition);

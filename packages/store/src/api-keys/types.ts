@@ -94,6 +94,11 @@ export interface ListApiKeysQuery {
   filters?: ApiKeyFilters | undefined;
   /** The moment the status filter is evaluated at; the current time when not given. */
   now?: EpochMicros | undefined;
+  /**
+   * Whether each key's permissions and metadata are read (the default). Without them (for an API version that shows
+   * neither), a page without a permission filter reads the covering list index alone, never a key's row.
+   */
+  attributes?: boolean | undefined;
 }
 
 /** One page of keys, newest first; `hasMore` says whether more keys lie beyond it in the direction of travel. */

@@ -23,6 +23,8 @@ export const listApiKeys = {
           createdByUserId: query.created_by_user_id,
         },
         now,
+        // This version shows no permissions and no metadata: the page is read from the list index alone.
+        attributes: false,
       });
       return toApiKeyListJsonV2023_06_01(page, now);
     },
@@ -42,6 +44,7 @@ export const listApiKeys = {
           permission: query.permission,
         },
         now: context.now,
+        attributes: true,
       });
       return toApiKeyListJsonV2026_10_21(page, context);
     },
