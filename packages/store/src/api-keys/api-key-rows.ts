@@ -81,7 +81,8 @@ const NO_METADATA = '{}';
 
 const parsePermissions = (stored: string): string[] =>
   stored === NO_PERMISSIONS ? [] : (JSON.parse(stored) as string[]);
-const parseMetadata = (stored: string): KeyMetadata => (stored === NO_METADATA ? {} : (JSON.parse(stored) as KeyMetadata));
+const parseMetadata = (stored: string): KeyMetadata =>
+  stored === NO_METADATA ? {} : (JSON.parse(stored) as KeyMetadata);
 
 /** Maps column values to a record. Timestamps may arrive as strings from drivers that return bigints so. */
 export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
