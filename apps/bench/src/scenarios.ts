@@ -202,6 +202,21 @@ export const SCENARIOS: readonly Scenario[] = [
   list('creator-before', 'created_by_user_id + before_id', listPaths('before_id', byCreator)),
   list('combo-before', 'status + workspace_id + created_by_user_id + before_id', listPaths('before_id', combined)),
   {
+    ...list('latest-20', 'latest version: first page, limit=20 (each key with its permissions and metadata)', () => [
+      `${LIST}?limit=20`,
+    ]),
+    headers: { 'vendor-version': LATEST_API_VERSION },
+  },
+  {
+    ...list(
+      'latest-1000',
+      'latest version: first page, limit=1000 (each key with its permissions and metadata)',
+      () => [`${LIST}?limit=1000`],
+    ),
+    reference: 'list-1000',
+    headers: { 'vendor-version': LATEST_API_VERSION },
+  },
+  {
     ...list(
       'expired-after',
       'latest version: status=expired + after_id (a few per cent of keys)',
