@@ -30,17 +30,13 @@ const LAST_USED_AT = sql<number | string | null>`(select u.last_used_at from api
 /** What every read of a key selects: its columns, then when it was last used. */
 export const API_KEY_SELECTION = [...API_KEY_COLUMNS, LAST_USED_AT] as const;
 
-/** A key's permissions and metadata left unread: NULL in their places, which `apiKeyFromValues` leaves out. */
-const unread = (column: 'permissions' | 'metadata') => sql<null>`null`.as(column);
-
 /**
  * What a list page selects when it shows no permissions and no metadata (the first API version): the columns the
- * covering list indexes hold, so that the page is read from its index alone, and when the key was last used.
+ * covering list indexes hold, so that the page is read from its index alone, and when the key was last used. Its rows
+ * are `ApiKeyValuesWithoutAttributes`.
  */
 export const API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES = [
   ...API_KEY_COLUMNS.filter((column) => column !== 'permissions' && column !== 'metadata'),
-  unread('permissions'),
-  unread('metadata'),
   LAST_USED_AT,
 ] as const;
 
@@ -68,11 +64,27 @@ export type ApiKeyValues = [
   principal_type: ApiKeysTable['principal_type'],
   principal_id: string | null,
   scope: ApiKeysTable['scope'],
-  /** Null when the query did not read it (nor metadata). */
-  permissions: string | null,
-  metadata: string | null,
+  permissions: string,
+  metadata: string,
   /** Absent when the query did not read it. */
   last_used_at?: number | string | null,
+];
+
+/** A row read with `API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES`: `ApiKeyValues` without permissions and metadata. */
+export type ApiKeyValuesWithoutAttributes = [
+  id: string,
+  name: string,
+  workspace_id: string | null,
+  created_at: number | string,
+  created_by_id: string,
+  created_by_type: ApiKeysTable['created_by_type'],
+  partial_key_hint: string | null,
+  status: ApiKeysTable['status'],
+  expires_at: number | string | null,
+  principal_type: ApiKeysTable['principal_type'],
+  principal_id: string | null,
+  scope: ApiKeysTable['scope'],
+  last_used_at: number | string | null,
 ];
 
 /** Most keys hold no permissions and no metadata: their stored forms, read without a parse. */
@@ -85,9 +97,9 @@ const parseMetadata = (stored: string): KeyMetadata =>
   stored === NO_METADATA ? {} : (JSON.parse(stored) as KeyMetadata);
 
 /** Maps column values to a record. Timestamps may arrive as strings from drivers that return bigints so. */
-export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
-  const [, , , , , , , , expiresAt, principalType, principalId, scope, permissions, metadata, lastUsedAt] = values;
-  return {
+export function apiKeyFromValues(values: ApiKeyValues | ApiKeyValuesWithoutAttributes): ApiKeyRecord {
+  const [, , , , , , , , expiresAt, principalType, principalId, scope] = values;
+  const key: ApiKeyRecord = {
     id: values[0],
     name: values[1],
     workspaceId: values[2],
@@ -98,11 +110,25 @@ export function apiKeyFromValues(values: ApiKeyValues): ApiKeyRecord {
     status: values[7],
     expiresAt: expiresAt === null ? null : Number(expiresAt),
     principal: principalType === null || principalId === null ? null : { type: principalType, id: principalId },
-    ...(permissions !== null && { permissions: parsePermissions(permissions) }),
-    ...(metadata !== null && { metadata: parseMetadata(metadata) }),
-    ...(lastUsedAt !== undefined && { lastUsedAt: lastUsedAt === null ? null : Number(lastUsedAt) }),
   };
+  // Set one by one rather than spread in: a list maps up to a thousand rows a page.
+  let lastUsedAt: number | string | null | undefined;
+  if (values.length === WITHOUT_ATTRIBUTES_LENGTH) {
+    lastUsedAt = (values as ApiKeyValuesWithoutAttributes)[12];
+  } else {
+    const [, , , , , , , , , , , , permissions, metadata, lastUsed] = values as ApiKeyValues;
+    key.permissions = parsePermissions(permissions);
+    key.metadata = parseMetadata(metadata);
+    lastUsedAt = lastUsed;
+  }
+  if (lastUsedAt !== undefined) {
+    key.lastUsedAt = lastUsedAt === null ? null : Number(lastUsedAt);
+  }
+  return key;
 }
+
+/** The length of `ApiKeyValuesWithoutAttributes`, by which it is told from `ApiKeyValues` (14 or 15 values). */
+const WITHOUT_ATTRIBUTES_LENGTH = API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES.length;
 
 /** Maps a row read with `API_KEY_SELECTION` to a record. */
 export function toApiKey(row: ApiKeyRow): ApiKeyRecord {

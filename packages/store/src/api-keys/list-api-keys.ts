@@ -11,6 +11,7 @@ import {
   API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES,
   API_KEY_SELECTION,
   type ApiKeyValues,
+  type ApiKeyValuesWithoutAttributes,
   apiKeyFromValues,
 } from './api-key-rows.js';
 
@@ -248,7 +249,7 @@ export async function listApiKeys(
     if (grantedBy === undefined) {
       let select = core.db
         .selectFrom('api_keys')
-        // Both select the same values in the same places (permissions and metadata NULL without attributes).
+        // Either one: the rows are mapped by their values (`apiKeyFromValues`), not by the builder's row type.
         .select(attributes ? API_KEY_SELECTION : (API_KEY_PAGE_SELECTION_WITHOUT_ATTRIBUTES as never))
         .where('organization_id', '=', slot('organizationId'));
       for (const condition of conditions) {
@@ -320,5 +321,6 @@ export async function listApiKeys(
   } as Record<ListSlot, unknown>);
 
   const { page, hasMore } = pageOf(rows, limit, backwards);
-  return { kind: 'page', keys: page.map((row) => apiKeyFromValues(row as ApiKeyValues)), hasMore };
+  const keys = page.map((row) => apiKeyFromValues(row as ApiKeyValues | ApiKeyValuesWithoutAttributes));
+  return { kind: 'page', keys, hasMore };
 }
