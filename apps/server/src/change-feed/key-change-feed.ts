@@ -15,7 +15,7 @@ export type SubscriptionEnd =
   | 'client_closed'
   /** The subscriber did not read: its unread events passed `CHANGE_FEED.maxUnreadBytes`. */
   | 'slow'
-  /** Its lifetime passed (`ends_in_ms` of its `subscribed` event): ended cleanly, the subscriber had subscribed again. */
+  /** Its lifetime passed (`ends_in_ms` of its `subscribed` event): ended cleanly, once it had subscribed again. */
   | 'lifetime'
   /** The server is shutting down. */
   | 'shutdown'
